@@ -1,0 +1,67 @@
+# Pathways — the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: run test check lint imports pytest bench venv db-stop setup worker beat clean-venv load faults
+
+## venv: create .venv and install pinned requirements (skipped when requirements are unchanged)
+venv: $(STAMP)
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@command -v $(PY) >/dev/null || { echo "Python 3.11 is required ($(PY) not found)"; exit 1; }
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first, by exact version, so no dependency can pull a different (CUDA) build
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -r requirements-dev.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+## setup: database, migrations, seed data, translations and static files
+setup: venv
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py compilemessages --ignore=.venv -v 0 2>/dev/null || true
+	$(BIN)/python manage.py collectstatic --noinput -v 0
+
+## run: everything, then serve chat at / and admin at /admin/ on http://$(HOST):$(PORT)
+run: setup
+	@echo "Pathways on http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/)  Ctrl-C stops."
+	exec $(BIN)/uvicorn pathways_site.asgi:application --host $(HOST) --port $(PORT) --lifespan off
+
+## test: ruff, import-linter and the whole pytest suite against real PostgreSQL
+test: venv lint imports pytest
+
+check: test
+
+lint: venv
+	$(BIN)/ruff check .
+
+imports: venv
+	$(BIN)/lint-imports
+
+pytest: venv
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## bench: benchmarks; results in bench/results/*.json
+bench: venv
+	$(BIN)/python manage.py migrate --noinput -v 0
+	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+worker: venv
+	$(BIN)/celery -A pathways_site worker -l info
+
+beat: venv
+	$(BIN)/celery -A pathways_site beat -l info
+
+## db-stop: stop the embedded PostgreSQL (it is otherwise left running for the next process)
+db-stop: venv
+	$(BIN)/python -c "from pathlib import Path; from pathways_site.embedded_db import stop; print('stopped' if stop(Path('var/pgdata').resolve()) else 'not running')"

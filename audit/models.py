@@ -1,0 +1,3 @@
+from audit.log import AuditEvent
+
+__all__ = ["AuditEvent"]

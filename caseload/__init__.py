@@ -1,0 +1,1 @@
+"""Case managers: clients, caseloads, the approval queue, transcripts, summaries and the dashboard."""

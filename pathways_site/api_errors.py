@@ -1,0 +1,35 @@
+"""One place that turns domain exceptions into API responses; views never build error JSON.
+
+Apps sit below pathways_site and cannot import from it, so a domain error is recognised by shape:
+any exception with `http_status`, `code` and `message` attributes (see e.g. conversations.errors).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+def _is_domain_error(exc: Exception) -> bool:
+    return all(hasattr(exc, attr) for attr in ("http_status", "code", "message"))
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Map domain, Django and DRF errors onto {"error": {"code", "message"}} responses."""
+    if _is_domain_error(exc):
+        return Response({"error": {"code": exc.code, "message": exc.message}}, status=exc.http_status)  # type: ignore[attr-defined]
+    if isinstance(exc, ValidationError):
+        return Response({"error": {"code": "invalid", "message": "; ".join(exc.messages)}}, status=400)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    detail = response.data
+    code = str(getattr(exc, "default_code", "error"))
+    if isinstance(detail, dict) and set(detail) == {"detail"}:
+        response.data = {"error": {"code": code, "message": str(detail["detail"])}}
+    else:
+        response.data = {"error": {"code": "invalid", "message": "Some fields are invalid.", "fields": detail}}
+    return response

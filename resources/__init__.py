@@ -1,0 +1,1 @@
+"""The HSDS-aligned Texas resource directory: organizations, services, matching, partner edits, feeds."""

@@ -1,0 +1,35 @@
+"""Project-wide test fixtures: the network is off except loopback; the database is real PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address: object) -> object:
+    host = address[0] if isinstance(address, tuple) else address
+    is_inet = self.family in (socket.AF_INET, socket.AF_INET6)
+    if is_inet and isinstance(host, str) and not (host.startswith("127.") or host in {"::1", "localhost"}):
+        raise OSError(f"network access to {host!r} is disabled in tests")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refuse any connection that leaves the machine: external APIs are faked at their HTTP transport."""
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The real Redis URL; skips when CI/dev did not provide one."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        pytest.skip("REDIS_URL not set: Redis-backed path not exercised here")
+    return url
