@@ -1,0 +1,599 @@
+"""Deterministic crisis detection (English and Spanish) that runs before any model sees a message.
+
+Recall comes first: a missed crisis is the costly error, so patterns are broad and only narrow,
+explicit contexts cancel a hit (a negation right before it, past-time markers in its clause, a
+screening question someone else asked, laughter after a threat idiom). A model may add a second
+opinion through `combine_crisis`, which can only escalate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from conversations.hooks.normalize import normalize
+
+__all__ = [
+    "CRISIS_CATEGORIES",
+    "SEVERITIES",
+    "CrisisOpinion",
+    "CrisisResult",
+    "combine_crisis",
+    "detect_crisis",
+]
+
+SUICIDE: Final = "suicide_self_harm"
+DV: Final = "domestic_violence"
+MEDICAL: Final = "medical_emergency_overdose"
+DANGER: Final = "immediate_danger"
+ASSAULT: Final = "sexual_assault"
+HOUSING: Final = "housing_emergency"
+NONE: Final = "none"
+
+# Ordered by the harm of routing to the wrong line: the first detected category wins, and every
+# category's handoff still names 911 for danger right now.
+CRISIS_CATEGORIES: Final = (SUICIDE, MEDICAL, DANGER, DV, ASSAULT, HOUSING)
+SEVERITIES: Final = ("none", "elevated", "high", "imminent")
+_RANK: Final = {name: rank for rank, name in enumerate(SEVERITIES)}
+# A person threatening or stalking: domestic violence when a partner or relative is named nearby,
+# immediate danger otherwise.
+_THREAT: Final = "threat"
+
+_GAP: Final = r"[\W_]{0,4}"
+
+
+def _rx(source: str) -> re.Pattern[str]:
+    """Compile a pattern whose literal spaces mean "any short gap, even none" ("killmyself").
+
+    Spaces inside character classes or look-behinds would break: write those with \\s.
+    """
+    return re.compile(source.replace(" ", _GAP))
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    category: str
+    severity: str
+    pattern: re.Pattern[str]
+    negatable: bool = True  # "not"/"never"/"no" right before cancels it
+    historical: bool = True  # "used to", "back in 2018", "hace años" in its clause cancels it
+    joke_sensitive: bool = False  # "lol"/"haha"/"jaja" in the message cancels it (threat idioms)
+    means: bool = False  # names a method or a plan: imminent
+    other_actor: bool = False  # only counts when someone other than the writer does it
+    context: re.Pattern[str] | None = None  # the message must also say this somewhere
+
+
+_INTENT_WORDS = (
+    "want|wants|wanted|wanna|wana|wan|tryna|trying|try|going|gonna|goin|finna|bout|about|ready|"
+    "plan|planning|need|should|might as well|thinking about|thinking of|thinkin bout|thinking bout|"
+    "think about|thought about|considering|gotta|deserve|wish i could|rather|would rather"
+)
+_INTENT = f"(?:{_INTENT_WORDS})"
+# "im ending it", "just end it": too loose for "die" ("im dead"), right for ending one's life.
+_END_INTENT = f"(?:{_INTENT_WORDS}|im|just|ill|will|imma|ima|feel like|feeling like|felt like)"
+_PARTNER = (
+    r"(?:boyfriend|bf|husband|hubby|ex|ex ?husband|ex ?boyfriend|ex ?wife|ex ?girlfriend|"
+    r"girlfriend|gf|wife|partner|baby ?dadd?y|bd|baby ?mama|bm|fiance|fiancee|old man|old lady|"
+    r"girl|man|boo|bae|step ?dad|step ?father|step ?mom|dad|father|brother in law|"
+    r"esposo|esposa|novio|novia|marido|mujer|pareja|padrastro|suegro|suegra|cunado)s?"
+)
+_REFLEXIVE = r"(?:my ?self|mysef|myslef|meself|him ?self|her ?self|them ?selves|them ?self)"
+_DRUGS = (
+    r"(?:pills|bars|xans|xanax|percs?|percocets?|tabs|meds|medication|medicine|seroquel|oxy\w*|"
+    r"fent\w*|pastillas|pildoras|stuff)"
+)
+_WEAPON = (
+    r"(?:guns?|pistols?|knife|knives|machetes?|weapons?|blades?|strap|glocks?|rifles?|shotguns?)"
+    r"(?! (?:license|permit|charge|case|rights|for (?:work|my job)))"
+)
+_HIT_VERBS = (
+    r"(?:hits?|hitting|beats?|beat|beating|punch(?:ed|es|ing)?|slap(?:ped|s|ping)?|chok(?:ed|es|ing)|"
+    r"strangl\w*|kick(?:ed|s|ing)?|push(?:ed|es|ing)?|shov\w*|stab\w*|burn(?:ed|s)?|drag(?:ged|s)?|"
+    r"smack(?:ed|s)?|bit|bites|attack(?:ed|s|ing)?|be (?:choking|hitting|beating))"
+)
+
+_RULES: Final[tuple[_Rule, ...]] = (
+    # --- suicide / self-harm: explicit intent ---------------------------------------------------
+    _Rule(SUICIDE, "high", _rx(
+        r"\b(?:kill|killing|kil|kll|off|offing|hang|hanging|shoot|shooting|drown|drowning|poison|"
+        rf"poisoning|suffocate|overdose|od|unalive|unaliving|end) {_REFLEXIVE}\b(?! laugh| lol| lmao)"
+        r"|\bunaliv\w*\b"
+    )),
+    _Rule(SUICIDE, "high", _rx(r"(?<!\d\s)\bkms\b(?! away)")),
+    _Rule(SUICIDE, "high", _rx(
+        r"\b(?:suicid\w*|sucid\w*|suicd\w*|suiside\w*|suiciad\w*|sewerslide)\b"
+        r"(?! (?:watch|prevention|hotline|line|lifeline|awareness|class|program|training|poster"
+        r"|rate|rates|squad|door|statistics|stats))"
+    )),
+    _Rule(SUICIDE, "high", _rx(
+        rf"\b{_INTENT} (?:really |honestly |literally |seriously |kinda |lowkey |fr |just )*"
+        r"(?:to )?(?:die|be dead|not exist|not be alive|stop existing|(?:go )?(?:to )?sleep forever|"
+        r"go to sleep and not wake up|never wake up|not wake up|overdose|od|overdosing|oding)\b"
+        r"(?! of| from| laughing| for| in (?:a|this|that|the) (?:warehouse|job|place|halfway)"
+        r"| (?:my|his|her|your) (?:hair|beard|clothes|shirt))"
+    )),
+    _Rule(SUICIDE, "high", _rx(
+        rf"\b{_END_INTENT} (?:to )?(?:end|ending|finish|take) (?:it|it all|everything|things|"
+        r"my life|my own life|this life|mine|his life|her life|my self)\b(?! with| between| off)"
+        r"|\b(?:end|ending) it all\b|\b(?:end|ending|take|taking) my (?:own )?life\b"
+        # Not "im out for good": people say that about release.
+        r"|\b(?:i want|i wanna|i wana|i need|be|ill be|i will be) (?:out|gone) for good\b"
+        r"|\bon purpose\b(?= [^.?!]{0,20}\b(?:pills|od|overdos))"
+    )),
+    _Rule(SUICIDE, "high", _rx(
+        r"\b(?:dont|do not|doesnt|does not|no longer|dont even|dont really|didnt) "
+        r"(?:want|wanna|wana|wish) (?:to )?(?:live|be alive|exist|wake up|be around|be here|"
+        r"be on this earth)\b(?! with| in | at | there| near| by| w | on time| early)"
+        r"|\b(?:didnt|dont) exist anymore\b|\brather (?:be )?dead\b|\brather die\b"
+        r"|\bwhy (?:should|do|would|am) i (?:even |still )?(?:be alive|live|keep living|stay alive|alive|"
+        r"bother living|wake up)\b|\bsleep and (?:never|not) wake(?: up)?\b|\bnever wake up again\b"
+        r"|\b(?:go |be )?with (?:my )?\w+ in heaven\b|\bjoin my \w+ in heaven\b"
+    )),
+    # --- suicide: passive ideation, hopelessness ------------------------------------------------
+    _Rule(SUICIDE, "elevated", _rx(
+        r"\bwhats? (?:even )?the point(?: of (?:living|life|anything|it all|going on|me|being alive|"
+        r"trying anymore)| anymore| no more| in living| in anything)?(?= ?(?:[.!?,]|$))"
+        r"|\b(?:no|aint no) (?:point|reason) (?:for me )?(?:in |to )?(?:living|live|keep living|"
+        r"keep going|go on|going on|be alive|being alive|wake up)\b"
+        r"|\b(?:think|thinking|thought|thoughts) (?:about|of|bout) (?:dying|death|being dead)\b"
+        r"|\bnothing (?:left )?to live for\b|\b(?:life|living) (?:aint|isnt|is not|not|no longer) worth (?:living|it)\b"
+        r"|\b(?:cant|can not|dont think i (?:can|will)|not gonna|wont) (?:survive|make it through) "
+        r"(?:another|the|this|one more) (?:night|day)\b"
+        r"|\b(?:cant|can not|dont know if i can|how much longer i can|how long i can) "
+        r"(?:keep going|go on|keep living|do this)\b(?! to | at )"
+    )),
+    _Rule(SUICIDE, "elevated", _rx(
+        r"\b(?:better off without me|better (?:off )?without me in it|better off if i (?:was|were|wasnt|"
+        r"werent) (?:dead|gone|here|around)|better off dead|(?:nobody|no one|noone) (?:would|will|gonna|"
+        r"is gonna) (?:even )?(?:care|notice|miss me)|wont be (?:around|here) (?:much )?(?:longer|anymore|"
+        r"tomorrow)|(?:nobody|no one|noone) cares if i (?:live or )?die|(?:a )?burden (?:to|on) "
+        r"(?:everyone|everybody|my family)|disappear (?:for good|forever)|giv(?:e|ing) up on (?:life|living)|"
+        r"tired of (?:living|life|being alive)|done with (?:life|living|everything|it all)|"
+        r"done with all (?:this|of this|of it)(?= ?(?:[.!?,]|$))|ill be gone (?:by|before|soon)|cant (?:do|take) "
+        r"(?:this|it) (?:no more|anymore)|want (?:it|the pain|everything) (?:all )?to stop|"
+        r"so done with everything|hate my life|want out)\b"
+        r"|\bwish i (?:was|were) (?:dead|never born|gone)\b|\bwish i (?:never|didnt|wouldnt) "
+        r"(?:woke|wake|been born|was born)\b|\bhave a plan\b(?= ?(?:[.!?,]|$))"
+    )),
+    # --- self-harm and means --------------------------------------------------------------------
+    _Rule(SUICIDE, "high", _rx(
+        r"\b(?:cut|cutting|cuttin|burn|burning|hurt|hurting|harm|harming|starve|starving|slit|slitting|"
+        r"slice|slicing) "
+        rf"(?:{_REFLEXIVE}|my wrists?|my arms?|my legs?|my throat)\b"
+        r"|\b(?:slit|slitting|slice|slicing|cut|cutting) (?:my )?wrists?\b"
+        r"|\b(?:been|started|start|keep|still) cutting\b|\bcutting again\b|\bself ?harm\w*\b"
+    )),
+    _Rule(SUICIDE, "imminent", _rx(
+        r"\b(?:saving|saved|save|stockpil\w*|hoarding|collecting) (?:up )?(?:my |all my |these |the )?"
+        r"(?:pills|meds|medication|medicine|pastillas)\b"
+        r"|\bhow many (?:pills|\w+ pills|bars) (?:does it take|would it take|to die|to not wake up|would kill)"
+        r"|\b(?:easiest|painless|quickest|best|fastest) way to (?:die|go|kill)\b"
+        r"|\bhow (?:to|do i|can i|do you) (?:kill|hang|off) (?:my ?self|yourself)\b"
+        r"|\b(?:got|have|bought|found|tied|made) (?:a |the |my )?(?:rope|noose)\b|\bnoose\b"
+        r"|\bjump(?:ing)? (?:off|from) (?:the|a|that) (?:bridge|overpass|building|roof|parking garage|"
+        r"garage|balcony|cliff)\b"
+        r"|\b(?:jump|step|walk) in front of (?:a|the) (?:train|truck|bus|car)\b"
+        r"|\bdrive (?:my |the )?(?:car|truck)? (?:into|off) (?:a|the) (?:wall|tree|bridge|pole|river|traffic)\b"
+        r"|\b(?:sitting|standing|sittin|standin) on (?:the|a|this|that) (?:bridge|ledge|roof|edge|rail|railing)\b"
+        r"|\b(?:run|running|walk|walking|jump|jumping|step|stepping) (?:into|in) (?:traffic|the highway|the freeway)\b"
+        r"|\b(?:ways|way|how|methods?) to (?:die|kill (?:my ?self|yourself)|end (?:it|my life))\b"
+        r"|\b(?:razor|blade|knife) to my (?:arm|wrist|wrists|leg|legs|skin|throat)\b"
+        r"|\bblow (?:my|his|her|their) (?:brains|head) (?:out|off)\b|\bbullet (?:in|into|through) (?:my|his|her) head\b"
+        r"|\b(?:take|taking|swallow\w*) (?:all|the whole bottle of|a bunch of) (?:of )?(?:my |the )?"
+        rf"{_DRUGS} (?:all )?at once\b"
+        r"|\b(?:gun|pistol|rope|pills)\b[\w\s]{0,30}?\b(?:im done|im finished|its over|say goodbye|goodbye)\b"
+        r"|\b(?:loaded (?:the |my |a )?(?:gun|pistol)|(?:gun|pistol) (?:is )?loaded)\b"
+        r"|\b(?:tell|let) my (?:kids|family|mom|mama|daughter|son|wife|girl) (?:that )?i love (?:them|her|him)\b"
+        r"|\bgiv(?:e|ing|en|ave) away (?:all )?(?:my|his|her) (?:stuff|things|shit)\b"
+        r"|\b(?:wrote|writing|left|posted) (?:a )?(?:suicide )?(?:note|letters?|goodbye)\b",
+    ), means=True),
+    # --- suicide, Spanish -----------------------------------------------------------------------
+    _Rule(SUICIDE, "high", _rx(
+        r"\b(?:me quiero|me voy a|quiero|voy a|ganas de|pienso en|pensando en|deseo|prefiero) "
+        r"(?:morir|morirme|matarme|suicidarme|quitarme la vida|desaparecer para siempre|aventarme|tirarme)\b"
+        r"(?! de (?:ganas|hambre|risa|sueno|calor|frio|viejo|vieja|anciano))"
+        r"|\b(?:me quiero|me voy a|mejor me|ya me quiero) (?:matar|morir|aventar|tirar)\b(?! de (?:ganas|hambre|risa))"
+        r"|\bmejor me mato\b|\bme mato(?= (?:hoy|ya|esta noche|ahorita)\b| ?$)"
+        r"|\b(?:quitarme|quitarse|quitar) la vida\b|\bacabar con (?:todo|mi vida)\b"
+        r"|\bterminar con (?:todo|mi vida)\b|\bmejor (?:estaria )?muert[oa]\b"
+        r"|\bcortarme las venas\b|\bme voy a cortar\b"
+        r"|\bse (?:quiere|va a) (?:matar|suicidar)\b|\bquiere (?:matarse|suicidarse|morirse)\b"
+        r"|\b(?:quisiera|ojala|ojala que|deseo|quiero) (?:estar muert[oa]|estuviera muert[oa]|morir|morirme)\b"
+        r"(?! de (?:ganas|hambre|risa|viejo|vieja))"
+        r"|\b(?:ya )?no (?:quiero|kiero|qiero|deseo) (?:estar|seguir) en este mundo\b"
+        r"|\b(?:ya )?no (?:quiero|kiero|qiero|deseo|quiere) (?:seguir )?(?:vivir|viviendo|existir|estar aqui)\b"
+        r"(?! (?:con|en|aqui con|alla|cerca|ahi))"
+    )),
+    _Rule(SUICIDE, "elevated", _rx(
+        r"\bya no aguanto\b|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
+        r"|\bla vida no tiene sentido\b|\bno vale la pena vivir\b|\bpara que (?:seguir )?vivir\b"
+        r"|\bnadie me (?:extranaria|va a extranar|notaria)\b|\bsi me muero\b(?! de)"
+        r"|\b(?:estarian|estarias|estaria|vivirian) mejor sin mi\b"
+        r"|\b(?:me )?(?:canse|cansad[oa]|hart[oa]) de (?:vivir|la vida)\b"
+    )),
+    _Rule(SUICIDE, "imminent", _rx(
+        r"\b(?:pastillas|pildoras) (?:guardadas|juntadas)\b|\b(?:guardando|juntando) (?:las |mis )?"
+        r"(?:pastillas|pildoras)\b|\b(?:aventar|aventarme|tirarme) (?:del|de un|al) (?:puente|edificio|tren)\b"
+    ), means=True),
+    # --- medical emergency / overdose -----------------------------------------------------------
+    _Rule(MEDICAL, "imminent", _rx(
+        r"\b(?:not|isnt|aint|barely|stopped|cant|cannot|struggling to|trouble) breath\w*"
+        r"|\b(?:wont|will not|doesnt|isnt|not|cant|can not) (?:wake (?:him|her|them) up|waking up|"
+        r"responding|respond|moving|move)\b|\bwont wake up\b(?! (?:on time|in time|early|for))"
+        r"|\bpassed out\b|\bunconscious\b|\bunresponsive\b|\bturning blue\b|\b(?:hes|shes|is) blue\b"
+        r"|\blips (?:are |r )?(?:turning )?blue\b|\bfoaming at the mouth\b|\bthroat (?:is )?closing\b"
+        r"|\bcollapsed\b|\b(?:having|had|has) a (?:seizure|heart attack|stroke)\b|\bseizing\b"
+        r"|\bconvulsing\b|\bchest (?:hurts|pain|is hurting)\b|\b(?:left )?arm (?:is |went )?numb\b"
+        r"|\bbleeding (?:really |so |very |real |pretty )?(?:a lot|bad|badly|out|everywhere|alot|heavily)\b|\bblood everywhere\b|\b(?:got|been|im|i was just|"
+        r"just got) (?:stabbed|shot)\b|\bno respira\b|\bno despierta\b|\bno (?:reacciona|responde|se mueve)\b"
+        r"|\binconsciente\b|\bse desmayo\b"
+    ), negatable=False),
+    _Rule(MEDICAL, "imminent", _rx(
+        r"\b(?:overdos\w*|oded|oding|ods|od|sobredosis)\b"
+        r"(?! on (?:coffee|caffeine|sugar|candy|netflix|work|tacos|food)| (?:deaths?|rates?|statistics|"
+        r"prevention|training|kits?|class|awareness|numbers))"
+        r"|\b(?:took|taken|swallowed|se tomo|tomo|me tome) (?:like |about |around )?(?:a whole bottle|"
+        r"a bottle|too many|way too many|too much(?! time)|way too much|"
+        rf"(?:all|a bunch|a handful|\d+) (?:of )?(?:my |his |her |the |them |those |these )?(?:\w+ )?{_DRUGS}|"
+        r"(?:muchas|un monton de|todas (?:las|mis)) (?:pastillas|pildoras))\b"
+    ), joke_sensitive=True),
+    # --- immediate danger -----------------------------------------------------------------------
+    _Rule(DANGER, "imminent", _rx(
+        r"\b(?:shot|shooting|shoot|shots) at (?:me|us|the house|my house|my car|the car)\b"
+        r"|\bshots fired\b|\b(?:theyre|they are|they|someone|somebody|people|ppl|dudes|guys)(?: is| are)? shooting\b"
+        r"(?! (?:hoops|pool|ball|dice|a video|a movie|a film|photos|pictures|my shot|his shot|her shot|their shot|up))"
+        r"|\bbalacera\b|\bdisparando\b"
+        r"|\b(?:someone|somebody|some ?one|they|theyre|he|she|a guy|people|dudes|is|are) (?:just )?(?:broke|"
+        r"is breaking|are breaking|breaking|trying to break|tried to break|banging on|kicking) "
+        r"(?:in(?:to)?|my door|the door)\b"
+        r"|\b(?:tratando de|quieren|quiere) (?:entrar|meterse) (?:a|en) (?:mi|la) casa\b|\bse metieron a mi casa\b"
+        r"|\bim hiding\b|\bhiding from (?:him|her|them|someone)\b|\bme estoy escondiendo\b"
+        r"|\bgot jumped\b|\b(?:house|apartment|room|building|place|kitchen|trailer) (?:is )?(?:on fire|burning)\b"
+        r"|\bhay un incendio\b|\bse esta quemando\b|\bfire in (?:my|the|our) (?:building|house|apartment|apt|room)\b"
+        r"|\b(?:trying|tryna|tried|keeps? trying) to (?:open|get in(?:to)?|break (?:in(?:to)?)?|kick in) "
+        r"(?:my|the) (?:door|window|house|apartment|apt|room)\b"
+        r"|\b(?:kick|kicking|kicked|break|breaking|bust|busting) (?:my|the) (?:door|window) (?:in|down|open)\b"
+    )),
+    _Rule(_THREAT, "imminent", _rx(
+        rf"\b(?:with|pulled|pulling|pointing|waving|holding|has|got|pulled out|is holding) "
+        rf"(?:a |his |her |their |the )?{_WEAPON}\b"
+        r"|\bcon (?:una|un) (?:pistola|cuchillo|arma|navaja)\b"
+    ), other_actor=True),
+    _Rule(_THREAT, "high", _rx(
+        r"\b(?:gonna|going to|goin to|will|wants? to|trying to|tryna|finna|would|hed|shed|theyd|hell|"
+        r"shell|theyll|threatened to|threatening to|threatens to|said hes|said shes|said theyre|"
+        r"swore to|saying theyre|saying hes) (?:come )?(?:kill|murder|stab|shoot|hurt|beat|jump) (?:me|us)\b"
+        r"(?! (?:a text|a message|an email|a call|a line|a dm|up))"
+        r"|\b(?:me|nos) (?:quiere|quieren|va a|van a|amenazo con|amenazaron con) (?:matar|golpear|lastimar)\b"
+        r"|\bamenazo con matarme\b|\bthreat\w* (?:me|my life)\b|\bme (?:estan |esta )?amenazando\b"
+        r"|\b(?:said|saying|says|told me) (?:that )?(?:im|i am|im gonna be|ill be) (?:dead|a dead man)\b"
+    ), joke_sensitive=True),
+    _Rule(_THREAT, "high", _rx(
+        r"\b(?:is|are|keeps?|been|kept|started|someone|somebody|guy|dude|he|she|they|ex) "
+        r"(?:following|stalking|chasing) me\b(?! (?:on|online|around the store))"
+        r"|\b(?:being|getting|been) (?:followed|stalked|chased|hunted)\b|\bfollowed (?:me )?(?:by|home)\b"
+        r"|\bme (?:estan|esta) siguiendo\b|\bme persiguen?\b"
+        r"|\b(?:scared|afraid|terrified) of (?:him|her|them)\b"
+    )),
+    # --- domestic violence ----------------------------------------------------------------------
+    _Rule(DV, "high", _rx(
+        rf"\bmy {_PARTNER}\b[^.?!]{{0,60}}?\b(?:{_HIT_VERBS} me(?! (?:out|off|up (?:for|about|when)))|beat me up|beat my ass|"
+        r"thr(?:ew|ows) \w+(?: \w+)? at me|puts? (?:his|her) hands on me|abus\w* me|threat\w* me|"
+        r"lock(?:s|ed)? me|wont let me (?:leave|go)|hurts? me|hurting me|finish the job|use the gun|"
+        r"put (?:a|the) gun to my|(?:slam\w*|smash\w*|bang\w*|grab\w*|pull\w*|threw|throws) my (?:head|face|"
+        r"neck|hair|body|throat))\b"
+        rf"|\b(?:he|she|hes|shes|they)\b(?:\s+\w+){{0,3}}?\s+{_HIT_VERBS} me\b(?! (?:out|off|up (?:for|about|when)))"
+        r"|\b(?:me|nos) (?:pega|pego|golpea|golpean|golpeo|maltrata|ahorca|ahorco|encierra|lastima)\b"
+        rf"|\b(?:scared|afraid|terrified) of my {_PARTNER}\b"
+        rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see|leave|go|talk|use|"
+        r"work|call|keep)\b"
+        r"|\b(?:victim of|experiencing|going through|suffering) (?:domestic violence|dv|abuse)\b"
+    ), negatable=False),
+    # --- sexual assault -------------------------------------------------------------------------
+    # Not cancelled by past-time markers: RAINN supports survivors whenever it happened.
+    _Rule(ASSAULT, "high", _rx(
+        r"\b(?:raped|rapped|rapd|rape|raping|rapes|molested|molesting|molests) (?:me|us)\b"
+        r"|\b(?:was|been|got|get|getting|being) (?:\w+ (?:and|then) )?(?:raped|rapped|molested|sexually (?:assaulted|abused)|"
+        r"assaulted sexually|abused sexually)\b|\b(?:assaulted|abused) (?:me )?sexually\b"
+        r"|\b(?:he|she|they|someone|somebody) raped\b|\bsexually (?:assaulted|abused|harassed) me\b"
+        r"|\bforced (?:me|himself|herself) (?:to (?:have sex|do (?:sexual|sex) (?:stuff|things)|"
+        r"do (?:stuff|things) sexually|perform|touch|suck)|on me)\b"
+        r"|\bforced me to do \w+ (?:stuff|things) sexually\b|\bforced me to do sexual\b"
+        r"|\b(?:made|make|makes|making) me (?:have sex|do sexual|do sex)\b"
+        r"|\b(?:made|make|makes|making|forced|force|forces) me (?:do|perform) (?:sexual )?(?:stuff|things|acts?|favors) "
+        r"(?:to|for|with|on) (?:him|her|them)\b"
+        r"|\b(?:put|slipped) something in my drink\b|\bdrugged me\b|\bspiked my drink\b"
+        r"|\btouched me (?:without|when i said no|after i said no|and i (?:said|told) (?:him|her) (?:to )?stop|"
+        r"down there|inappropriately)\b|\b(?:tries|tried|trying|keeps trying|keep trying) to touch me\b"
+        r"|\bme (?:violaron|violo|viola|violan|abuso sexualmente|abusaron sexualmente|forzo|forzaron)\b"
+        r"|\babus(?:o|aron) de mi\b|\bme (?:obligo|obligaron|forzo) a (?:tener relaciones|tener sexo|hacer cosas)\b"
+        r"|\bme toco sin (?:mi )?permiso\b"
+    ), negatable=False, historical=False),
+    # --- housing emergency ----------------------------------------------------------------------
+    _Rule(HOUSING, "elevated", _rx(
+        r"\b(?:no ?where|nowhere|no place|noplace|no home|not anywhere|dont have (?:any ?where|a place|"
+        r"no ?where)|got no (?:place|where)|have no (?:place|where)|aint got no ?(?:where|place)) "
+        r"(?:else )?(?:to )?(?:go|sleep|stay|live|crash|lay)\b"
+        r"|\b(?:im|i am|were|we are|been|still|gonna be|going to be|ill be|i will be|currently|now) "
+        r"(?:sleeping |living |staying )?(?:under (?:a|the) bridge|on the streets?|homeless)\b(?!\?)"
+        r"|\b(?:sleeping|sleep|staying|living|crashing|stay|live) (?:under (?:a|the) (?:bridge|overpass)|"
+        r"(?:in|on) (?:the|my|a) (?:streets?|car|truck|park|bench|woods|sidewalk)|outside|"
+        r"at the (?:bus|train|greyhound) station|in a tent)\b"
+        r"|\bwhere (?:can|do|should|will|could) i (?:sleep|stay)(?: at)?(?: tonight| tonite| rn)\b"
+        r"|\bwhere do i sleep\b|\bneed (?:a bed|a place to (?:sleep|stay|crash)|somewhere to (?:sleep|stay)) "
+        r"(?:tonight|tonite|rn|today|asap|now)\b|\bshelters? (?:is |are )?(?:full|at capacity)\b"
+        r"|\b(?:kicked|put|threw) (?:me|us) out\b(?! of (?!(?:the |my |his |her |our )?(?:house|home|"
+        r"apartment|apt|place|halfway|shelter|crib|room)))"
+        r"|\bkicked out of (?:the |my |our )?(?:house|home|apartment|apt|place|halfway|shelter|crib|room)\b"
+        r"|\b(?:got|been|getting|just got) evicted\b|\bchanged the locks\b"
+        r"|\bwont let me (?:stay|sleep|live|come back)\b"
+        r"|\b(?:got|been|was|just got|getting|get) kicked out\b(?! of (?!(?:the |my |his |her |our )?(?:house|home|"
+        r"apartment|apt|place|halfway|shelter|crib|room)))"
+
+        r"|\bno tengo (?:donde|a donde|adonde|lugar para) (?:dormir|quedarme|vivir|ir)\b"
+        r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo) "
+        r"(?:\w+ )?(?:en la calle|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
+        r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
+    )),
+    # Idioms on their own ("talked to my PO, got nowhere"): a crisis only next to a lost bed.
+    _Rule(HOUSING, "elevated", _rx(
+        r"\bwhere (?:can|do|should|could) i go(?: now| tonight| tonite| rn)?(?= ?(?:[.!?,]|$))"
+        r"|\b(?:i |we )?(?:got|have|had) nowhere(?= ?(?:[.!?,]|$))"
+    ), context=_rx(
+        r"\b(?:kicked|evicted|locked out|put out|threw|bed|beds|shelter|sleep|sleeping|tonight|tonite|"
+        r"streets?|homeless|outside)\b"
+    )),
+)
+
+_NEGATION_BEFORE: Final = re.compile(
+    r"(?<!why )\b(?:not|never|dont|do not|didnt|wont|will not|wouldnt|would never|aint|no|nunca|ni|"
+    r"jamas|tampoco|nothing about|no longer)"
+    r"(?:\s+(?:really|even|ever|gonna|going|to|want|wanna|trying|try|planning|plan|thinking|think|"
+    r"about|of|feel|feeling|be|am|estoy|pensando|en|quiero|voy|a|me|have|any|thoughts|having|"
+    r"seriously|actually|like))*\s*$"
+)
+# Past-time markers inside the hit's clause: history, not a crisis now.
+_HISTORICAL: Final = re.compile(
+    r"\b(?:used to|use to|years ago|yrs ago|months ago|back in|back when|in (?:19|20)\d\d|"
+    r"last (?:year|month)|when i was (?:a kid|young|little|younger|\d+)|as a (?:kid|child|teen)|"
+    r"in my (?:teens|\d0s|twenties|thirties|forties)|before i went (?:in|to prison|to jail|down)|"
+    r"back in the day|\d+ (?:years|yrs|months) clean|clean (?:for|from that)|hace (?:anos|mucho)|"
+    r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo))\b"
+)
+_MEDICAL_HISTORICAL: Final = re.compile(r"\blast week\b|\bhace (?:una semana|un mes)\b")
+# A screening question someone else asked ("my PO asked if I have thoughts of hurting myself").
+_REPORTED_QUESTION: Final = re.compile(r"\basked (?:me )?(?:if|whether|about)\b|\bscreening\b|\bquestionnaire\b")
+_JOKE: Final = re.compile(
+    r"\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jaja\w*|jk)\b|[\U0001F602\U0001F923\U0001F480\U0001F606\U0001F605]"
+)
+_CLAUSE_BREAK: Final = re.compile(r"[.!?;,]|\b(?:but|pero|now|ahora|though|tho|anyway)\b")
+_IMMINENT_TIME: Final = re.compile(
+    r"\b(?:tonight|tonite|2nite|right now|rn|today|this morning|esta noche|ahorita|ahora mismo|hoy)\b"
+)
+_NEARBY: Final = re.compile(r"\b(?:outside|here|coming|at the door|right now|rn)\b")
+_SUICIDE_MEANS: Final = re.compile(
+    r"\b(?:pills|gun|rope|noose|bridge|overpass|train|pastillas|pistola|cuerda|blade|razor|puente)\b"
+)
+_HARDSHIP: Final = re.compile(
+    r"\b(?:kids?|baby|daughter|son|children|freezing|cold|raining|rain|hijos?|frio|\d+ degrees)\b"
+)
+_PARTNER_RX: Final = re.compile(rf"\b(?:my|mi|mis|la|el|his|her) (?:\w+ )?{_PARTNER}\b")
+_THIRD_TOKENS: Final = frozenset(
+    "he she hes shes they theyre him her them his who friend friends homie homeboy homegirl brother "
+    "sister bro cousin son daughter mom mother dad father uncle aunt cellie celly roommate girlfriend "
+    "boyfriend husband wife girl man partner tio tia primo prima hermano hermana amigo amiga hijo hija "
+    "el ella someone somebody person guy dude niece nephew".split()
+)
+_FIRST_TOKENS: Final = frozenset("i im ive id ill me myself yo estoy quiero mi".split())
+_FIRST_SUBJECTS: Final = frozenset("i im ive id ill yo tengo traigo".split())
+_THIRD_IN_MATCH: Final = re.compile(
+    r"him ?self|her ?self|them ?sel|\bse\b|\b(?:his|her) life\b|\b(?:doesnt|wants|has|is)\b"
+)
+_FIRST_IN_MATCH: Final = re.compile(r"\b(?:my ?self|me|my|mi|i|im|ive)\b")
+_WORD: Final = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True, slots=True)
+class CrisisResult:
+    """What the check found: the top category, its severity and the evidence spans (normalized text)."""
+
+    category: str = NONE
+    severity: str = "none"
+    spans: tuple[tuple[int, int, str], ...] = ()
+    about_third_party: bool = False
+    categories: tuple[str, ...] = ()  # every crisis category detected, most urgent first
+    source: str = "rules"  # "rules", "model" or "rules+model" after combine_crisis
+
+    @property
+    def is_crisis(self) -> bool:
+        return self.category != NONE
+
+
+class CrisisOpinion(Protocol):
+    """A second opinion (e.g. from a model): only its category and severity are read."""
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def severity(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    category: str
+    severity: str
+    start: int
+    end: int
+    text: str
+    third_party: bool
+    means: bool
+    clause: tuple[int, int]
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """Bounds of the clause holding [start, end): the context for history and subject checks."""
+    lo = max(0, start - 160)
+    left = lo
+    for m in _CLAUSE_BREAK.finditer(text, lo, start):
+        left = m.end()
+    right_m = _CLAUSE_BREAK.search(text, end, min(len(text), end + 160))
+    right = right_m.start() if right_m else min(len(text), end + 160)
+    return left, right
+
+
+def _subject(text: str, start: int, end: int, clause_start: int) -> str | None:
+    """Who the hit is about: "first", "third" or None when the clause does not say."""
+    matched = text[start:end]
+    if _THIRD_IN_MATCH.search(matched):
+        return "third"
+    if _FIRST_IN_MATCH.search(matched):
+        return "first"
+    for word in reversed(_WORD.findall(text, clause_start, start)):
+        if word in _FIRST_TOKENS:
+            return "first"
+        if word in _THIRD_TOKENS:
+            return "third"
+    return None
+
+
+def _writer_is_actor(text: str, start: int, clause_start: int) -> bool:
+    """True when the nearest subject before the hit is the writer ("i have a knife for work")."""
+    for word in reversed(_WORD.findall(text, clause_start, start)):
+        if word in _FIRST_SUBJECTS:
+            return True
+        if word in _THIRD_TOKENS or word in ("men", "guys", "people", "someone", "they"):
+            return False
+    return False
+
+
+def _resolve_threat(norm: str, start: int, end: int) -> str:
+    # Who threatens decides the line: a partner or relative is domestic violence.
+    if _PARTNER_RX.search(norm, max(0, start - 160), min(len(norm), end + 80)):
+        return DV
+    return DANGER
+
+
+def _hits(norm: str) -> list[_Hit]:
+    joking = _JOKE.search(norm) is not None
+    found: list[_Hit] = []
+    for rule in _RULES:
+        if (rule.joke_sensitive and joking) or (rule.context is not None and not rule.context.search(norm)):
+            continue
+        for m in rule.pattern.finditer(norm):
+            start, end = m.span()
+            if end == start:
+                continue
+            c_lo, c_hi = _clause(norm, start, end)
+            if rule.negatable and _NEGATION_BEFORE.search(norm, max(c_lo, start - 60), start):
+                continue
+            clause = norm[c_lo:c_hi]
+            if rule.historical and _HISTORICAL.search(clause):
+                continue
+            if _REPORTED_QUESTION.search(norm, c_lo, start):
+                continue
+            if rule.category == MEDICAL and _MEDICAL_HISTORICAL.search(clause):
+                continue
+            subject = _subject(norm, start, end, c_lo)
+            if rule.other_actor and _writer_is_actor(norm, start, c_lo):
+                continue
+            category = _resolve_threat(norm, start, end) if rule.category == _THREAT else rule.category
+            found.append(_Hit(
+                category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi)
+            ))
+    return _absorb_injuries(found)
+
+
+def _absorb_injuries(hits: list[_Hit]) -> list[_Hit]:
+    """Fold medical signs caused by violence into the violence ("choked me till i passed out").
+
+    The person still gets 911 (severity stays), but the line matches what happened to them.
+    """
+    violent = [h for h in hits if h.category in (DV, ASSAULT, DANGER)]
+    if not violent:
+        return hits
+    out: list[_Hit] = []
+    for hit in hits:
+        cause = next((v for v in violent if hit.category == MEDICAL and _same_sentence(v, hit)), None)
+        if cause is None:
+            out.append(hit)
+        else:
+            out.append(_Hit(cause.category, hit.severity, hit.start, hit.end, hit.text,
+                            hit.third_party, hit.means, hit.clause))
+    return out
+
+
+def _same_sentence(a: _Hit, b: _Hit) -> bool:
+    return abs(a.start - b.start) < 80 and not (a.clause[1] < b.clause[0] - 2 or b.clause[1] < a.clause[0] - 2)
+
+
+def _severity(category: str, hits: list[_Hit], norm: str) -> str:
+    """The rules' severity, raised by means or timing and lowered only for a past sexual assault."""
+    rank = max(_RANK[h.severity] for h in hits)
+    soon = _IMMINENT_TIME.search(norm) is not None
+    if category == SUICIDE:
+        if soon or any(h.means for h in hits) or _SUICIDE_MEANS.search(norm):
+            rank = _RANK["imminent"]
+    elif category in (DV, ASSAULT) and soon and _NEARBY.search(norm):
+        rank = _RANK["imminent"]
+    elif category == ASSAULT and _HISTORICAL.search(norm):
+        rank = _RANK["elevated"]  # still routed to RAINN, which supports survivors whenever it happened
+    elif category == HOUSING and (soon or _HARDSHIP.search(norm)):
+        rank = max(rank, _RANK["high"])
+    return SEVERITIES[rank]
+
+
+def detect_crisis(text: str) -> CrisisResult:
+    """Classify one raw user message; never raises, whatever the input."""
+    norm = normalize(text)
+    if not norm:
+        return CrisisResult()
+    hits = _hits(norm)
+    if not hits:
+        return CrisisResult()
+    by_category: dict[str, list[_Hit]] = {}
+    for hit in hits:
+        by_category.setdefault(hit.category, []).append(hit)
+    categories = tuple(c for c in CRISIS_CATEGORIES if c in by_category)
+    top = categories[0]
+    rank = max(_RANK[_severity(c, by_category[c], norm)] for c in categories)
+    return CrisisResult(
+        category=top,
+        severity=SEVERITIES[rank],
+        spans=tuple(sorted({(h.start, h.end, h.text) for h in hits})),
+        about_third_party=all(h.third_party for h in by_category[top]),
+        categories=categories,
+    )
+
+
+def _valid_opinion(opinion: CrisisOpinion | None) -> tuple[str, str]:
+    """Read a second opinion defensively: anything malformed counts as no opinion."""
+    category = getattr(opinion, "category", NONE)
+    severity = getattr(opinion, "severity", "none")
+    if category not in CRISIS_CATEGORIES:
+        return NONE, "none"
+    if severity not in _RANK or severity == "none":
+        severity = "elevated"  # a model naming a crisis but no severity still counts
+    return category, severity
+
+
+def combine_crisis(deterministic: CrisisResult, model_opinion: CrisisOpinion | None) -> CrisisResult:
+    """Merge a model's opinion into the rule result; the outcome is never less urgent than the rules."""
+    category, severity = _valid_opinion(model_opinion)
+    if category == NONE:
+        return deterministic
+    if not deterministic.is_crisis:
+        return CrisisResult(category=category, severity=severity, categories=(category,), source="model")
+    # The model re-routes only by being strictly more urgent; ties keep the rules' category.
+    model_wins = _RANK[severity] > _RANK[deterministic.severity]
+    top = category if model_wins else deterministic.category
+    others = [c for c in CRISIS_CATEGORIES if c != top and (c in deterministic.categories or c == category)]
+    return CrisisResult(
+        category=top,
+        severity=severity if model_wins else deterministic.severity,
+        spans=deterministic.spans,
+        about_third_party=deterministic.about_third_party and not model_wins,
+        categories=(top, *others),
+        source="rules+model",
+    )

@@ -1,0 +1,193 @@
+"""Crisis detection: the issue's own examples, negation and idioms, third parties, obfuscation."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversations.hooks import combine_crisis, detect_crisis, handoff_for, normalize
+from conversations.hooks.crisis import CRISIS_CATEGORIES, SEVERITIES, CrisisResult
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("whats the point anymore", "suicide_self_harm"),
+        ("i been saving pills", "suicide_self_harm"),
+        ("ya no quiero vivir", "suicide_self_harm"),
+        ("my boyfriend said he'd kill me if I come back", "domestic_violence"),
+        ("he's not breathing he took something", "medical_emergency_overdose"),
+        ("sleeping under the bridge tonight", "housing_emergency"),
+        ("someone is outside my door with a gun", "immediate_danger"),
+        ("i got raped and idk if i should go to the hospital", "sexual_assault"),
+        ("me violaron", "sexual_assault"),
+        ("no tengo donde dormir esta noche", "housing_emergency"),
+    ],
+)
+def test_it_detects_the_crises_real_people_write(text: str, category: str) -> None:
+    result = detect_crisis(text)
+    assert result.category == category
+    assert result.is_crisis
+    assert result.severity != "none"
+    assert result.spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "this job search is killing me lol",
+        "I want to kill this interview",
+        "I used to feel suicidal, doing better now, need a job",
+        "im dead 💀 my PO really said that",
+        "i have a sexual assault charge from 2009 where can i live",
+        "I'm not suicidal, just need help getting my ID",
+        "ya no quiero vivir con mi suegra, busco apartamento en Laredo",
+        "i want to end my parole early, is that possible",
+        "my girl said she'll kill me if i'm late again haha",
+        "I almost killed myself laughing at my PO's tie lol",
+        "my parole officer asked if I have thoughts of hurting myself, I said no, do they write that down?",
+        "they kicked me out of the parole office bc i was late, what do i do",
+    ],
+)
+def test_it_does_not_flag_idioms_history_negation_or_charges(text: str) -> None:
+    assert detect_crisis(text).category == "none"
+
+
+def test_it_routes_a_friend_at_risk_to_988() -> None:
+    result = detect_crisis("how do I help my friend who wants to end it")
+    assert result.category == "suicide_self_harm"
+    assert result.about_third_party is True
+    handoff = handoff_for(result.category, "en")
+    assert any(line.phone == "988" for line in handoff.lines)
+    assert "988" in handoff.text
+
+
+def test_it_treats_the_writer_as_the_person_at_risk_by_default() -> None:
+    assert detect_crisis("i want to kill myself").about_third_party is False
+    assert detect_crisis("my brother keeps saying he wants to kill himself").about_third_party is True
+
+
+def test_not_wanting_to_live_is_a_crisis_but_not_wanting_to_die_is_not() -> None:
+    assert detect_crisis("i dont want to live anymore").category == "suicide_self_harm"
+    assert detect_crisis("I dont want to die in this halfway house lol").category == "none"
+
+
+def test_a_plan_or_means_makes_it_imminent_and_passive_ideation_elevated() -> None:
+    assert detect_crisis("i been saving pills").severity == "imminent"
+    assert detect_crisis("thinking about ending it tonight").severity == "imminent"
+    assert detect_crisis("whats the point anymore").severity == "elevated"
+    assert detect_crisis("he's not breathing he took something").severity == "imminent"
+
+
+def test_violence_keeps_its_line_when_it_causes_a_medical_emergency() -> None:
+    result = detect_crisis("my boyfriend strangled me till i passed out")
+    assert result.category == "domestic_violence"
+    assert result.severity == "imminent"  # still 911-level
+
+
+def test_a_threat_is_domestic_violence_from_a_partner_and_danger_from_a_stranger() -> None:
+    assert detect_crisis("my ex is stalking me and said hes gonna kill me").category == "domestic_violence"
+    assert detect_crisis("some dudes said theyre gonna kill me when they see me").category == "immediate_danger"
+
+
+def test_suicide_outranks_other_categories_in_one_message() -> None:
+    result = detect_crisis("im sleeping in my car and i want to die")
+    assert result.category == "suicide_self_harm"
+    assert result.categories == ("suicide_self_harm", "housing_emergency")
+
+
+def test_a_past_sexual_assault_still_routes_to_rainn_at_lower_severity() -> None:
+    result = detect_crisis("i was raped in prison in 2010 and now i need a counselor that understands")
+    assert result.category == "sexual_assault"
+    assert result.severity == "elevated"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "k1ll mys3lf",
+        "s u i c i d e",
+        "k.i.l.l m.y.s.e.l.f",
+        "i want to d\u200bie",
+        "I WANT TO DIE",
+        "\uff49 \uff57\uff41\uff4e\uff54 \uff54\uff4f \uff44\uff49\uff45",  # fullwidth
+        "i want to k\u0456ll mys\u0435lf",  # Cyrillic i and ie
+        "i wanna diiiiie",
+        "kms",
+    ],
+)
+def test_obfuscation_does_not_hide_a_suicide_signal(text: str) -> None:
+    assert detect_crisis(text).category == "suicide_self_harm"
+
+
+def test_spans_point_into_the_normalized_text() -> None:
+    text = "Honestly... I just want to DIE tonight"
+    norm = normalize(text)
+    result = detect_crisis(text)
+    assert result.spans
+    for start, end, matched in result.spans:
+        assert norm[start:end] == matched
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "\n\t", "😀😀😀", "\ud800", "a\udfffb", "\u200b\u200c\ufeff", "x" * 20_000, "1" * 20_000]
+)
+def test_bad_input_is_no_crisis_and_never_raises(text: str) -> None:
+    result = detect_crisis(text)
+    assert result == CrisisResult()
+    assert not result.is_crisis
+
+
+def test_a_crisis_at_the_end_of_a_20k_message_is_still_found() -> None:
+    text = "blah " * 3_990 + "i want to kill myself"
+    assert len(text) > 19_900
+    assert detect_crisis(text).category == "suicide_self_harm"
+
+
+# --- combine_crisis: a second opinion can only escalate ------------------------------------------
+
+
+class Opinion:
+    def __init__(self, category: str, severity: str) -> None:
+        self.category = category
+        self.severity = severity
+
+
+def test_a_model_cannot_downgrade_a_rule_hit() -> None:
+    rules = detect_crisis("i want to kill myself")
+    for opinion in (None, Opinion("none", "none"), Opinion("housing_emergency", "elevated"),
+                    Opinion("suicide_self_harm", "elevated")):
+        combined = combine_crisis(rules, opinion)
+        assert combined.category == "suicide_self_harm"
+        assert SEVERITIES.index(combined.severity) >= SEVERITIES.index(rules.severity)
+
+
+def test_a_model_can_add_a_crisis_the_rules_missed() -> None:
+    combined = combine_crisis(detect_crisis("hi, how do i get my ID"), Opinion("suicide_self_harm", "high"))
+    assert combined.category == "suicide_self_harm"
+    assert combined.severity == "high"
+    assert combined.source == "model"
+
+
+def test_a_more_urgent_model_opinion_reroutes_but_keeps_the_rules_category() -> None:
+    rules = detect_crisis("sleeping under the bridge tonight")
+    combined = combine_crisis(rules, Opinion("suicide_self_harm", "imminent"))
+    assert combined.category == "suicide_self_harm"
+    assert combined.severity == "imminent"
+    assert "housing_emergency" in combined.categories
+    assert combined.spans == rules.spans
+
+
+def test_a_malformed_model_opinion_is_ignored_or_read_conservatively() -> None:
+    rules = detect_crisis("whats the point anymore")
+    assert combine_crisis(rules, Opinion("made_up", "imminent")) == rules
+    assert combine_crisis(rules, object()) == rules  # type: ignore[arg-type]
+    none = detect_crisis("hello")
+    assert combine_crisis(none, Opinion("domestic_violence", "bogus")).severity == "elevated"
+
+
+def test_every_category_and_severity_is_one_the_workflow_knows() -> None:
+    assert set(CRISIS_CATEGORIES) == {
+        "suicide_self_harm", "domestic_violence", "medical_emergency_overdose", "immediate_danger",
+        "sexual_assault", "housing_emergency",
+    }
+    assert SEVERITIES == ("none", "elevated", "high", "imminent")
