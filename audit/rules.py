@@ -40,7 +40,7 @@ def _rx(*alternatives: str, flags: int = _F) -> re.Pattern[str]:
 # Parsing the draft: citations, sentences
 # --------------------------------------------------------------------------------------------
 
-PII_PLACEHOLDER: Final = re.compile(r"\[(?:SSN|PHONE|DOB|TDCJ|SID|EMAIL|ADDRESS|CARD|NAME)(?:[_ -]?\d+)?\]", _F)
+PII_PLACEHOLDER: Final = re.compile(r"\[(?:SSN|PHONE|DOB|TDCJ|SID|EMAIL|ADDRESS|CARD|NAME|ID)(?:[_ -]?\d+)?\]", _F)
 # `[text](url)` is a markdown link, not a citation.
 _BRACKET: Final = re.compile(r"\[([^\[\]\n]{1,300})\](?!\()")
 _LEGALISH: Final = _rx(

@@ -317,7 +317,7 @@ def test_it_soft_blocks_legalese():
 
 
 @pytest.mark.parametrize(
-    "placeholder", ["[SSN]", "[PHONE]", "[DOB]", "[TDCJ]", "[SID]", "[EMAIL]", "[ADDRESS]", "[CARD]", "[NAME]"]
+    "placeholder", ["[SSN]", "[PHONE]", "[DOB]", "[TDCJ]", "[SID]", "[EMAIL]", "[ADDRESS]", "[CARD]", "[NAME]", "[ID]"]
 )
 def test_it_hard_blocks_every_pii_placeholder(placeholder):
     result = run(f"Thanks {placeholder}. Call 2-1-1 for help.", evidence=())
