@@ -1,0 +1,37 @@
+"""Reads of the corpus for other apps: search with the confidence gate, and one entry by slug."""
+
+from __future__ import annotations
+
+from corpus.models import CorpusEntry
+from corpus.retrieval import search
+from corpus.types import EvidenceHit, RetrievalResult
+
+
+def corpus_search(*, query: str, language: str = "en", category: str | None = None, k: int = 5) -> RetrievalResult:
+    """Return ranked evidence for a question, its confidence and whether the gate closed.
+
+    Raises corpus.errors.QueryError (http_status 400) for an empty query or unknown category,
+    without touching the database. A gated result must not be asserted: hand off instead.
+    """
+    return search(query=query, language=language, category=category, k=k)
+
+
+def corpus_entry_get(*, slug: str, language: str = "en") -> EvidenceHit | None:
+    """Return one entry as evidence (no ranks, score 0), or None when the slug is unknown."""
+    entry = CorpusEntry.objects.filter(slug=slug).first()
+    if entry is None:
+        return None
+    return EvidenceHit(
+        slug=entry.slug,
+        citation=entry.citation,
+        title=entry.title,
+        summary=entry.summary_es if language == "es" else entry.summary_en,
+        url=entry.source_url,
+        category=entry.category,
+        jurisdiction=entry.jurisdiction,
+        assertable=entry.assertable,
+        caveat=entry.caveat,
+        score=0.0,
+        lexical_rank=None,
+        semantic_rank=None,
+    )
