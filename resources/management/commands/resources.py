@@ -1,0 +1,102 @@
+"""`manage.py resources load|refresh|match|import-hsds|export-hsds` — the directory's command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from resources.errors import ResourceError
+
+
+class Command(BaseCommand):
+    help = "Resource directory: load the fixture, refresh feeds, match, HSDS import/export."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        load = sub.add_parser("load", help="Load resources/fixtures/directory.json (idempotent).")
+        load.add_argument("--file", type=Path, default=None)
+        load.add_argument("--update", action="store_true", help="Overwrite existing entries from the fixture.")
+        refresh = sub.add_parser("refresh", help="Fetch partner HSDS feeds into pending change requests.")
+        refresh.add_argument("--org", default=None, help="Organization slug (default: every org with a feed).")
+        match = sub.add_parser("match", help="Print the cards the matcher returns.")
+        match.add_argument("--category", required=True)
+        match.add_argument("--region", default=None)
+        match.add_argument("--near", default=None, help='A place in words, e.g. "Houston 77002".')
+        match.add_argument("--language", default=None)
+        match.add_argument("--need", action="append", default=[], help="Reentry attribute required (repeatable).")
+        match.add_argument("--limit", type=int, default=5)
+        match.add_argument("--json", action="store_true")
+        imp = sub.add_parser("import-hsds", help="Import a Pathways HSDS export file (all or nothing).")
+        imp.add_argument("file", type=Path)
+        exp = sub.add_parser("export-hsds", help="Export the directory as HSDS JSON.")
+        exp.add_argument("file", type=Path)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        action = options["action"]
+        try:
+            getattr(self, "_" + action.replace("-", "_"))(options)
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from exc
+        except ResourceError as exc:
+            raise CommandError(exc.message) from exc
+
+    def _load(self, options: dict[str, Any]) -> None:
+        from resources.services import directory_load
+
+        counts = directory_load(path=options["file"], update=options["update"])
+        if options.get("verbosity", 1):
+            self.stdout.write(f"resources: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged")
+
+    def _refresh(self, options: dict[str, Any]) -> None:
+        from resources.feeds import feeds_refresh_all
+
+        refreshes = feeds_refresh_all(slug=options["org"])
+        if not refreshes:
+            self.stdout.write("No organization with a feed URL.")
+        for refresh in refreshes:
+            detail = f"{refresh.change_requests_created} change request(s)" if refresh.status == "ok" else f"{refresh.error_code}: {refresh.error_message}"
+            self.stdout.write(f"{refresh.organization.slug}: {refresh.status} — {detail}")
+
+    def _match(self, options: dict[str, Any]) -> None:
+        from resources.selectors import match, resolve_place
+
+        near = None
+        region = options["region"]
+        if options["near"]:
+            place = resolve_place(options["near"])
+            if place is None:
+                raise CommandError(f"No Texas city or ZIP found in {options['near']!r}.")
+            near = (place.lat, place.lon)
+            region = region or place.region
+        cards = match(
+            category=options["category"], region=region, near=near, language=options["language"],
+            limit=options["limit"], needs=tuple(options["need"]),
+        )
+        if options["json"]:
+            self.stdout.write(json.dumps([card.as_dict() for card in cards], indent=2, ensure_ascii=False))
+            return
+        for card in cards:
+            where = "statewide line" if card.is_statewide_line else f"{card.city} ({card.region})"
+            distance = f", {card.distance_km} km" if card.distance_km is not None else ""
+            self.stdout.write(f"- {card.name} — {card.phone_display or 'no phone'} — {where}{distance}")
+
+    def _import_hsds(self, options: dict[str, Any]) -> None:
+        from resources.hsds import import_directory
+
+        try:
+            document = json.loads(options["file"].read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CommandError(f"Cannot read {options['file']}: {exc}") from exc
+        counts = import_directory(document)
+        self.stdout.write("imported " + ", ".join(f"{value} {key}" for key, value in counts.items()))
+
+    def _export_hsds(self, options: dict[str, Any]) -> None:
+        from resources.hsds import export_directory
+
+        document = export_directory()
+        options["file"].write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+        self.stdout.write(f"exported {len(document['services'])} services to {options['file']}")

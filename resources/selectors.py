@@ -1,0 +1,295 @@
+"""Reads of the directory: deterministic matching and place resolution (no model is ever asked).
+
+Ranking, in order: region tier (services located in the person's region, then statewide services
+to fill a sparse region), distance bucket when a point is known (5 km buckets, because most
+coordinates are city centres and finer ordering would be noise), open now, language, a source-
+verified entry, the most recently verified, then name. Defunct, inactive and temporarily closed
+services are never offered.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
+
+import psycopg
+from django.db import connection
+
+from resources import places
+from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
+from resources.hours import Rule, is_open, local_now, minute_of_week, summarize
+from resources.models import Phone, Schedule, Service, ServiceAtLocation
+from resources.taxonomy import ATTRIBUTES_TAXONOMY, NEED_CATEGORIES, REENTRY_ATTRIBUTES, REGIONS, stable_id
+from resources.types import Place, ResourceCard
+from resources.validators import display_phone
+
+DISTANCE_BUCKET_KM = 5.0
+KM_PER_DEGREE = 111.195
+
+__all__ = ["Place", "ResourceCard", "match", "region_for_place", "resolve_place", "service_cards"]
+
+
+def resolve_place(text: str) -> Place | None:
+    """Find a Texas ZIP or city in a message and return its region and centroid (offline)."""
+    if not text:
+        return None
+    by_zip = places.find_zip(text)
+    by_city = places.find_city(text)
+    if by_zip and by_city:
+        if by_city.region == by_zip.region:
+            # The city centre is more precise than the ZIP's sectional centre; keep both facts.
+            return Place(by_city.name, by_city.region, by_city.lat, by_city.lon, by_zip.zip)
+        return by_zip
+    return by_zip or by_city
+
+
+def region_for_place(place: Place | str | tuple[float, float] | None) -> str | None:
+    """The taxonomy region of a Place, a message naming one, or a (lat, lon) point."""
+    if place is None:
+        return None
+    if isinstance(place, Place):
+        return place.region
+    if isinstance(place, tuple):
+        nearest = places.nearest_city(*place)
+        return nearest.region if nearest else None
+    resolved = resolve_place(place)
+    return resolved.region if resolved else None
+
+
+def _check(category: str, region: str | None, needs: Iterable[str]) -> None:
+    if category not in NEED_CATEGORIES:
+        raise UnknownCategory(f"Unknown need category {category!r}; use one of: {', '.join(NEED_CATEGORIES)}.")
+    if region is not None and region not in REGIONS:
+        raise UnknownRegion(f"Unknown region {region!r}; use one of: {', '.join(REGIONS)}.")
+    unknown = sorted(set(needs) - set(REENTRY_ATTRIBUTES))
+    if unknown:
+        raise UnknownAttribute(f"Unknown reentry attributes {unknown}; use: {', '.join(REENTRY_ATTRIBUTES)}.")
+
+
+# One statement per match: candidates of both tiers found through the match_keys GIN index
+# ("<category>@<region>"), ranked and limited in PostgreSQL, with each card's phones, hours and
+# (for statewide lines) mailing address aggregated alongside — one round trip whatever the
+# directory size. DISTINCT ON keeps one row (the nearest location) per service.
+_MATCH_SQL = """
+WITH regional AS (
+    SELECT DISTINCT ON (s.id) s.id AS service_id, l.id AS location_id, {bucket} AS bucket
+    FROM resources_service s
+    JOIN resources_serviceatlocation sal ON sal.service_id = s.id
+    JOIN resources_location l ON l.id = sal.location_id AND l.region = %(region)s
+    WHERE %(regional)s AND s.match_keys @> ARRAY[%(regional_key)s]::varchar(64)[]
+      AND s.status = 'active' AND NOT s.is_statewide {needs}
+    ORDER BY s.id, bucket NULLS LAST, l.id
+), statewide AS (
+    SELECT s.id AS service_id, NULL::uuid AS location_id, NULL::double precision AS bucket
+    FROM resources_service s
+    WHERE s.match_keys @> ARRAY[%(statewide_key)s]::varchar(64)[] AND s.status = 'active' AND s.is_statewide {needs}
+), ranked AS (
+    SELECT c.tier, c.service_id, c.location_id, c.bucket,
+        CASE WHEN %(minute)s::int <@ ANY(s.open_ranges) THEN 0
+             WHEN cardinality(s.open_ranges) > 0 THEN 2
+             ELSE 1 END AS open_rank,
+        CASE WHEN %(language)s::text IS NULL OR s.languages @> ARRAY[%(language)s]::varchar(16)[] THEN 0 ELSE 1 END AS lang_rank,
+        s.source_verified, s.last_verified_at, s.name
+    FROM (SELECT 0 AS tier, * FROM regional UNION ALL SELECT 1 AS tier, * FROM statewide) c
+    JOIN resources_service s ON s.id = c.service_id
+    ORDER BY c.tier, c.bucket NULLS LAST, open_rank, lang_rank, s.source_verified DESC,
+             s.last_verified_at DESC NULLS LAST, s.name, s.id
+    LIMIT %(limit)s
+)
+SELECT r.tier, s.id, s.slug, s.name, s.description, s.url, s.languages, s.categories, s.status, s.alert,
+    s.last_verified_at, s.is_statewide, o.name AS organization,
+    l.address_1, l.address_2, l.city, l.postal_code, l.region, l.latitude, l.longitude,
+    (SELECT json_agg(json_build_object('number', p.number, 'type', p.type, 'extension', p.extension,
+                                       'description', p.description) ORDER BY p.rank, p.id)
+       FROM resources_phone p WHERE p.service_id = s.id) AS phones,
+    (SELECT json_agg(json_build_object('byday', sc.byday, 'opens_at', sc.opens_at, 'closes_at', sc.closes_at,
+                                       'description', sc.description) ORDER BY sc.id)
+       FROM resources_schedule sc WHERE sc.service_id = s.id) AS schedules,
+    (SELECT json_build_object('address_1', ml.address_1, 'address_2', ml.address_2, 'city', ml.city,
+                              'postal_code', ml.postal_code)
+       FROM resources_serviceatlocation msal JOIN resources_location ml ON ml.id = msal.location_id
+       WHERE r.location_id IS NULL AND msal.service_id = s.id AND ml.address_1 <> ''
+       ORDER BY ml.id LIMIT 1) AS mailing
+FROM ranked r
+JOIN resources_service s ON s.id = r.service_id
+JOIN resources_organization o ON o.id = s.organization_id
+LEFT JOIN resources_location l ON l.id = r.location_id
+ORDER BY r.tier, r.bucket NULLS LAST, r.open_rank, r.lang_rank, r.source_verified DESC,
+         r.last_verified_at DESC NULLS LAST, r.name, r.service_id
+"""
+
+
+# Values travel as bound parameters; only the parameter's name is numbered.
+_NEED_CLAUSE = (
+    " AND EXISTS (SELECT 1 FROM resources_attribute a WHERE a.service_id = s.id"
+    " AND a.taxonomy_term_id = %(need{index})s AND a.value = 'true')"
+)
+
+
+def match(
+    *,
+    category: str,
+    region: str | None,
+    near: tuple[float, float] | None = None,
+    language: str | None = None,
+    limit: int = 5,
+    needs: tuple[str, ...] = (),
+    now: dt.datetime | None = None,
+) -> list[ResourceCard]:
+    """Up to `limit` active services for a need: the person's region first, statewide to fill the rest.
+
+    `needs` are reentry attribute codes that must be "true" (e.g. "id_not_required"). With `near`
+    but no region, the region of the nearest known city is used. `now` is for tests.
+    """
+    _check(category, region, needs)
+    if limit <= 0:
+        return []
+    moment = local_now(now)
+    if region is None and near is not None:
+        region = region_for_place(near)
+    params: dict[str, object] = {
+        "regional": region is not None and region != "statewide",
+        "region": region or "",
+        "regional_key": f"{category}@{region}",
+        "statewide_key": f"{category}@statewide",
+        "minute": minute_of_week(moment),
+        "language": language,
+        "limit": limit,
+    }
+    bucket = "NULL::double precision"
+    if near is not None:
+        # Equirectangular distance in 5 km buckets: exact enough inside a region and cheap to sort.
+        params.update({"lat0": near[0], "lon0": near[1], "cos0": math.cos(math.radians(near[0])),
+                       "per_bucket": KM_PER_DEGREE / DISTANCE_BUCKET_KM})
+        bucket = (
+            "floor(sqrt(power(l.latitude - %(lat0)s, 2) + power((l.longitude - %(lon0)s) * %(cos0)s, 2))"
+            " * %(per_bucket)s)"
+        )
+    need_sql = ""
+    for index, need in enumerate(needs):
+        params[f"need{index}"] = stable_id("term", ATTRIBUTES_TAXONOMY, need)
+        need_sql += _NEED_CLAUSE.replace("{index}", str(index))
+    sql = _MATCH_SQL.format(bucket=bucket, needs=need_sql)
+    connection.ensure_connection()
+    # Server-side binding (not Django's client-side interpolation) keeps the statement text fixed,
+    # so it can be a prepared statement whose plan PostgreSQL may cache: on the real directory,
+    # planning this statement costs more than running it.
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        columns = [column.name for column in cursor.description or []]
+        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    return [_card_from_row(row, near=near, now=moment) for row in rows]
+
+
+def _card_from_row(row: dict[str, object], *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
+    service = SimpleNamespace(
+        pk=row["id"], slug=row["slug"], name=row["name"], description=row["description"], url=row["url"],
+        languages=row["languages"], categories=row["categories"], status=row["status"], alert=row["alert"],
+        last_verified_at=row["last_verified_at"], is_statewide=row["is_statewide"],
+        organization=SimpleNamespace(name=row["organization"]),
+    )
+    location = None
+    if row["tier"] == 0:
+        location = SimpleNamespace(
+            address_1=row["address_1"], address_2=row["address_2"], city=row["city"], postal_code=row["postal_code"],
+            region=row["region"], latitude=row["latitude"], longitude=row["longitude"],
+        )
+    phones = [SimpleNamespace(**phone) for phone in row["phones"] or []]
+    rules = [
+        Rule(rule["byday"], _parse_time(rule["opens_at"]), _parse_time(rule["closes_at"]), rule["description"])
+        for rule in row["schedules"] or []
+    ]
+    mailing = _address(SimpleNamespace(**row["mailing"])) if row["mailing"] else ""
+    details = {row["id"]: (phones, rules, (mailing,) if mailing else ())}
+    return _card(service, location, details, near=near, now=now)  # type: ignore[arg-type]
+
+
+def _parse_time(value: object) -> dt.time | None:
+    return dt.time.fromisoformat(str(value)) if value else None
+
+
+def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | None = None) -> list[ResourceCard]:
+    """Cards for known services (e.g. to re-show a card), each at its first location."""
+    moment = local_now()
+    services = Service.objects.filter(pk__in=service_ids).select_related("organization")
+    details = _details([service.pk for service in services])
+    cards = []
+    for service in services:
+        sal = service.service_at_locations.select_related("location").order_by("location_id").first()
+        cards.append(_card(service, sal.location if sal else None, details, near=near, now=moment))
+    return cards
+
+
+def _details(service_ids: list[object]) -> dict[object, tuple[list[Phone], list[Rule], tuple[str, ...]]]:
+    """Phones, schedules and statewide-location addresses for the chosen services in three queries."""
+    phones: dict[object, list[Phone]] = {pk: [] for pk in service_ids}
+    rules: dict[object, list[Rule]] = {pk: [] for pk in service_ids}
+    addresses: dict[object, list[str]] = {pk: [] for pk in service_ids}
+    for phone in Phone.objects.filter(service_id__in=service_ids).order_by("rank", "id"):
+        phones[phone.service_id].append(phone)
+    for schedule in Schedule.objects.filter(service_id__in=service_ids).order_by("id"):
+        rules[schedule.service_id].append(Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description))
+    for sal in ServiceAtLocation.objects.filter(service_id__in=service_ids).select_related("location").order_by("location_id"):
+        addresses[sal.service_id].append(_address(sal.location))
+    return {pk: (phones[pk], rules[pk], tuple(address for address in addresses[pk] if address)) for pk in service_ids}
+
+
+def _address(location: object) -> str:
+    if location is None:
+        return ""
+    parts = [location.address_1, location.address_2]  # type: ignore[attr-defined]
+    street = ", ".join(part for part in parts if part)
+    city = location.city  # type: ignore[attr-defined]
+    tail = " ".join(part for part in (f"{city}, TX" if city else "", location.postal_code) if part)  # type: ignore[attr-defined]
+    return ", ".join(part for part in (street, tail) if part) if street else ""
+
+
+def _card(service: Service, location: object, details: dict, *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
+    phones, rules, statewide_addresses = details[service.pk]
+    voice = next((phone for phone in phones if phone.type == "voice"), None) or (phones[0] if phones else None)
+    phone_display = ""
+    if voice is not None:
+        phone_display = display_phone(voice.number)
+        if voice.type == "text" and voice.description:
+            phone_display = voice.description
+        elif voice.extension:
+            phone_display += f" ext. {voice.extension}"
+    statewide_line = service.is_statewide
+    lat = lon = None
+    distance = None
+    address, city = "", ""
+    region = "statewide" if statewide_line else ""
+    if location is not None:
+        address, city, region = _address(location), location.city, location.region  # type: ignore[attr-defined]
+        lat, lon = location.latitude, location.longitude  # type: ignore[attr-defined]
+        if near is not None and lat is not None and lon is not None:
+            distance = round(places.haversine_km(near[0], near[1], lat, lon), 1)
+    elif statewide_addresses:
+        address = statewide_addresses[0]
+    description = service.description.split(". ")[0].strip()
+    return ResourceCard(
+        id=str(service.pk),
+        slug=service.slug,
+        name=service.name,
+        organization=service.organization.name,
+        service=description[:200],
+        phone=voice.number if voice else "",
+        phone_display=phone_display,
+        address=address,
+        city=city,
+        region=region,
+        lat=lat,
+        lon=lon,
+        hours=summarize(rules),
+        languages=tuple(service.languages),
+        url=service.url,
+        status=service.status,
+        alert=service.alert,
+        last_verified_at=service.last_verified_at.isoformat() if service.last_verified_at else None,
+        distance_km=distance,
+        open_now=is_open(rules, now),
+        is_statewide_line=statewide_line,
+        categories=tuple(service.categories),
+    )

@@ -1,0 +1,474 @@
+"""Writes of the directory. Every live change goes through here: validated, versioned, audited.
+
+Partners and feeds never write live rows: they create ChangeRequests (field-level diffs) that a
+staff reviewer approves (applied here, atomically, with a conflict check) or rejects.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.utils import timezone
+
+from audit.services import audit_event_record
+from resources.errors import ChangeRequestConflict, ChangeRequestNotPending, NotPermitted
+from resources.matchindex import match_index_deferred, match_index_refresh
+from resources.models import (
+    Attribute,
+    ChangeRequest,
+    EntryVersion,
+    FeedRefresh,
+    Location,
+    Organization,
+    PartnerMembership,
+    Phone,
+    RequiredDocument,
+    Schedule,
+    Service,
+    ServiceAtLocation,
+    Taxonomy,
+    TaxonomyTerm,
+    field_payload,
+)
+from resources.taxonomy import (
+    ATTRIBUTES_TAXONOMY,
+    NEED_CATEGORIES,
+    NEED_CATEGORY_LABELS,
+    NEEDS_TAXONOMY,
+    REENTRY_ATTRIBUTES,
+    stable_id,
+)
+
+STAFF_GROUPS = frozenset({"supervisor", "admin"})
+PARTNER_GROUP = "partner editor"
+
+# What a partner or a feed may change, per object type. Flags such as is_statewide, the source
+# fields and last_verified_at stay with staff.
+TARGETS: dict[str, tuple[type[models.Model], tuple[str, ...]]] = {
+    "organization": (Organization, ("name", "description", "url", "email")),
+    "service": (
+        Service,
+        ("name", "description", "url", "email", "categories", "languages", "eligibility", "fees",
+         "application_process", "status", "alert"),
+    ),
+    "location": (
+        Location,
+        ("name", "location_type", "address_1", "address_2", "city", "postal_code", "region", "latitude",
+         "longitude", "geo_precision"),
+    ),
+    "phone": (Phone, ("service", "location", "number", "extension", "type", "description", "languages", "rank")),
+    "schedule": (Schedule, ("service", "location", "byday", "opens_at", "closes_at", "description")),
+}
+ENTITY_TYPES: dict[type[models.Model], str] = {model: name for name, (model, _) in TARGETS.items()}
+
+
+def actor_label(user: AbstractBaseUser | None) -> str:
+    return f"user:{user.pk}" if user is not None and user.pk is not None else "system"
+
+
+def is_reviewer(user: Any) -> bool:
+    """Staff who may approve changes and edit live entries: superusers, supervisors, admins."""
+    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return False
+    return bool(user.is_superuser or user.groups.filter(name__in=STAFF_GROUPS).exists())
+
+
+def partner_organization(user: Any) -> Organization | None:
+    """The organization a partner editor may propose changes for (None for anyone else)."""
+    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return None
+    membership = PartnerMembership.objects.select_related("organization").filter(user=user).first()
+    if membership is None or not user.groups.filter(name=PARTNER_GROUP).exists():
+        return None
+    return membership.organization
+
+
+def organization_id_of(instance: models.Model) -> uuid.UUID | None:
+    """The owning organization of any directory object (what partner scoping keys on)."""
+    if isinstance(instance, Organization):
+        return instance.pk
+    if isinstance(instance, Schedule):
+        return instance.service.organization_id if instance.service_id else None
+    return getattr(instance, "organization_id", None)
+
+
+# --- taxonomy --------------------------------------------------------------------------------
+
+def taxonomies_ensure() -> None:
+    """Create the need-category and reentry-attribute taxonomies and their terms (idempotent)."""
+    specs = (
+        (NEEDS_TAXONOMY, "Pathways need categories (what a person needs help with).", NEED_CATEGORY_LABELS),
+        (ATTRIBUTES_TAXONOMY, "Pathways reentry attributes (who a service accepts).", REENTRY_ATTRIBUTES),
+    )
+    for name, description, terms in specs:
+        taxonomy, _ = Taxonomy.objects.get_or_create(
+            id=stable_id("taxonomy", name), defaults={"name": name, "description": description, "version": "1"}
+        )
+        for code, label in terms.items():
+            TaxonomyTerm.objects.get_or_create(
+                id=stable_id("term", name, code),
+                defaults={"taxonomy": taxonomy, "code": code, "name": label, "description": label},
+            )
+
+
+def attribute_term(code: str) -> TaxonomyTerm:
+    if code not in REENTRY_ATTRIBUTES:
+        raise ValidationError(f"Unknown reentry attribute {code!r}.")
+    term = TaxonomyTerm.objects.filter(id=stable_id("term", ATTRIBUTES_TAXONOMY, code)).first()
+    if term is None:
+        taxonomies_ensure()
+        term = TaxonomyTerm.objects.get(id=stable_id("term", ATTRIBUTES_TAXONOMY, code))
+    return term
+
+
+def category_term_id(code: str) -> uuid.UUID:
+    return stable_id("term", NEEDS_TAXONOMY, code)
+
+
+# --- live writes -------------------------------------------------------------------------------
+
+def version_record(*, instance: models.Model, actor: str, reason: str) -> EntryVersion:
+    """Snapshot an object after a change (the directory's history)."""
+    entity_type = ENTITY_TYPES.get(type(instance), type(instance).__name__.lower())
+    names = tuple(
+        field.name for field in instance._meta.concrete_fields if field.name not in {"updated_at"}
+    )
+    return EntryVersion.objects.create(
+        entity_type=entity_type,
+        entity_id=instance.pk,
+        snapshot=field_payload(instance, names),
+        actor=actor,
+        reason=reason,
+    )
+
+
+def entry_save(
+    *, instance: models.Model, actor: AbstractBaseUser | None, reason: str = "staff_edit", changed_fields: list[str] | None = None
+) -> models.Model:
+    """Validate and save a live object directly (staff and loaders only), with history and audit."""
+    with transaction.atomic():
+        instance.full_clean()
+        instance.save()
+        version_record(instance=instance, actor=actor_label(actor), reason=reason)
+        audit_event_record(
+            action="resources.entry.saved",
+            actor=actor_label(actor),
+            object_type=ENTITY_TYPES.get(type(instance), type(instance).__name__.lower()),
+            object_id=str(instance.pk),
+            data={"reason": reason, "fields": sorted(changed_fields or [])},
+        )
+    return instance
+
+
+def _assign(instance: models.Model, name: str, value: Any) -> None:
+    field = instance._meta.get_field(name)
+    setattr(instance, field.attname, None if value is None else field.to_python(value))
+
+
+def _check_related_ownership(instance: models.Model, organization_id: uuid.UUID) -> None:
+    """A partner may only point their objects at their own services and locations."""
+    for name in ("service", "location"):
+        if not any(field.name == name for field in instance._meta.concrete_fields):
+            continue
+        related_id = getattr(instance, f"{name}_id")
+        if related_id is None:
+            continue
+        model = Service if name == "service" else Location
+        owner = model.objects.filter(pk=related_id).values_list("organization_id", flat=True).first()
+        if owner != organization_id:
+            raise ValidationError({name: f"That {name} does not belong to this organization."})
+
+
+def change_diff(*, instance: models.Model, target_type: str, changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Validate proposed values against a copy of `instance`; return {field: {old, new}} for real changes."""
+    _, editable = TARGETS[target_type]
+    unknown = sorted(set(changes) - set(editable))
+    if unknown:
+        raise ValidationError(f"These fields cannot be changed here: {', '.join(unknown)}.")
+    old = field_payload(instance, tuple(changes))
+    candidate = type(instance).objects.get(pk=instance.pk) if instance.pk and not instance._state.adding else instance
+    for name, value in changes.items():
+        try:
+            _assign(candidate, name, value)
+        except ValidationError as exc:
+            raise ValidationError({name: exc.messages}) from exc
+    candidate.full_clean()
+    owner = organization_id_of(instance)
+    if owner is not None:
+        _check_related_ownership(candidate, owner)
+    new = field_payload(candidate, tuple(changes))
+    if instance._state.adding:
+        # A new object: every given value is part of the request, even one equal to a default.
+        return {name: {"old": None, "new": new[name]} for name in changes}
+    return {name: {"old": old[name], "new": new[name]} for name in changes if old[name] != new[name]}
+
+
+def change_request_submit(
+    *, user: Any, target_type: str, target_id: uuid.UUID | str, changes: dict[str, Any]
+) -> ChangeRequest:
+    """A partner proposes new values for one of their organization's objects; nothing live changes."""
+    if target_type not in TARGETS:
+        raise ValidationError(f"Unknown object type {target_type!r}.")
+    organization = partner_organization(user)
+    if organization is None:
+        raise NotPermitted("Only partner editors linked to an organization can propose changes.")
+    model, _ = TARGETS[target_type]
+    try:
+        instance = model.objects.filter(pk=target_id).first()
+    except ValidationError:
+        instance = None
+    # The same answer for "does not exist" and "belongs to someone else": ids are not an oracle.
+    if instance is None or organization_id_of(instance) != organization.pk:
+        raise NotPermitted("You can only change your own organization's entries.")
+    diff = change_diff(instance=instance, target_type=target_type, changes=changes)
+    if not diff:
+        raise ValidationError("Nothing changed.")
+    with transaction.atomic():
+        request = ChangeRequest.objects.create(
+            organization=organization,
+            target_type=target_type,
+            target_id=instance.pk,
+            action="update",
+            changes=diff,
+            source="partner",
+            requested_by=user,
+        )
+        audit_event_record(
+            action="resources.change_request.submitted",
+            actor=actor_label(user),
+            object_type="change_request",
+            object_id=request.pk,
+            data={"target_type": target_type, "target_id": str(instance.pk), "fields": sorted(diff)},
+        )
+    return request
+
+
+def change_request_propose(
+    *,
+    organization: Organization,
+    target_type: str,
+    target_id: uuid.UUID,
+    action: str,
+    changes: dict[str, dict[str, Any]],
+    feed_refresh: FeedRefresh | None = None,
+) -> ChangeRequest | None:
+    """Record a feed-detected difference for review; an identical pending request is not repeated."""
+    duplicate = ChangeRequest.objects.filter(
+        target_type=target_type, target_id=target_id, status="pending", action=action, changes=changes
+    ).exists()
+    if duplicate:
+        return None
+    request = ChangeRequest.objects.create(
+        organization=organization,
+        target_type=target_type,
+        target_id=target_id,
+        action=action,
+        changes=changes,
+        source="feed",
+        feed_refresh=feed_refresh,
+    )
+    audit_event_record(
+        action="resources.change_request.proposed",
+        actor="system",
+        object_type="change_request",
+        object_id=request.pk,
+        data={"target_type": target_type, "target_id": str(target_id), "action": action, "fields": sorted(changes)},
+    )
+    return request
+
+
+def _locked_pending(change_request_id: int) -> ChangeRequest:
+    request = ChangeRequest.objects.select_for_update().get(pk=change_request_id)
+    if request.status != "pending":
+        raise ChangeRequestNotPending(f"Change request {request.pk} is already {request.status}.")
+    return request
+
+
+def change_request_approve(*, change_request_id: int, reviewer: Any, note: str = "") -> ChangeRequest:
+    """Apply a pending change to the live entry (all or nothing) and record who approved it and when."""
+    if not is_reviewer(reviewer):
+        raise NotPermitted("Only supervisors and admins can approve directory changes.")
+    with transaction.atomic(durable=not transaction.get_connection().in_atomic_block):
+        request = _locked_pending(change_request_id)
+        model, _ = TARGETS[request.target_type]
+        if request.action == "create":
+            instance = model(pk=request.target_id)
+            if hasattr(instance, "organization_id"):
+                instance.organization_id = request.organization_id
+        else:
+            instance = model.objects.select_for_update().filter(pk=request.target_id).first()
+            if instance is None:
+                raise ChangeRequestConflict("The entry this change was made for no longer exists.")
+            current = field_payload(instance, tuple(request.changes))
+            stale = sorted(name for name, diff in request.changes.items() if current[name] != diff["old"])
+            if stale:
+                raise ChangeRequestConflict(
+                    f"The live entry changed since this request was made ({', '.join(stale)}); reject it and ask again."
+                )
+        for name, diff in request.changes.items():
+            _assign(instance, name, diff["new"])
+        instance.full_clean()
+        owner = organization_id_of(instance)
+        if owner != request.organization_id:
+            raise ValidationError("The change would move the entry to another organization.")
+        _check_related_ownership(instance, request.organization_id)
+        instance.save()
+        version_record(instance=instance, actor=actor_label(reviewer), reason=f"change_request:{request.pk}")
+        request.status = "approved"
+        request.reviewed_by = reviewer
+        request.reviewed_at = timezone.now()
+        request.review_note = note[:300]
+        request.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note"])
+        audit_event_record(
+            action="resources.change_request.approved",
+            actor=actor_label(reviewer),
+            object_type="change_request",
+            object_id=request.pk,
+            data={"target_type": request.target_type, "target_id": str(request.target_id), "fields": request.fields_changed},
+        )
+    return request
+
+
+def change_request_reject(*, change_request_id: int, reviewer: Any, note: str = "") -> ChangeRequest:
+    """Close a pending change without touching the live entry."""
+    if not is_reviewer(reviewer):
+        raise NotPermitted("Only supervisors and admins can reject directory changes.")
+    with transaction.atomic(durable=not transaction.get_connection().in_atomic_block):
+        request = _locked_pending(change_request_id)
+        request.status = "rejected"
+        request.reviewed_by = reviewer
+        request.reviewed_at = timezone.now()
+        request.review_note = note[:300]
+        request.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note"])
+        audit_event_record(
+            action="resources.change_request.rejected",
+            actor=actor_label(reviewer),
+            object_type="change_request",
+            object_id=request.pk,
+            data={"target_type": request.target_type, "target_id": str(request.target_id)},
+        )
+    return request
+
+
+# --- fixture loading ---------------------------------------------------------------------------
+
+DEFAULT_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "directory.json"
+
+
+def _sync(
+    instance: models.Model, values: dict[str, Any], *, update: bool, counts: dict[str, int], versions: list[EntryVersion]
+) -> models.Model:
+    """Create `instance` with `values` if missing; with update=True also overwrite an existing one.
+
+    Parents are passed as model instances: they were just validated, so their existence queries are skipped.
+    """
+    model = type(instance)
+    existing = model.objects.filter(pk=instance.pk).first()
+    target = existing or instance
+    if existing is not None and not update:
+        counts["unchanged"] += 1
+        return existing
+    before = field_payload(target, tuple(values)) if existing is not None else None
+    trusted = ["id"]
+    for name, value in values.items():
+        if isinstance(value, models.Model):
+            setattr(target, name, value)
+            trusted.append(name)
+        else:
+            _assign(target, name, value)
+    target.full_clean(exclude=trusted)
+    if existing is not None and field_payload(target, tuple(values)) == before:
+        counts["unchanged"] += 1
+        return existing
+    target.save()
+    names = tuple(field.name for field in target._meta.concrete_fields if field.name != "updated_at")
+    versions.append(
+        EntryVersion(entity_type=ENTITY_TYPES.get(model, model.__name__.lower()), entity_id=target.pk,
+                     snapshot=field_payload(target, names), actor="system", reason="load")
+    )
+    counts["updated" if existing is not None else "created"] += 1
+    return target
+
+
+def directory_load(*, path: Path | None = None, update: bool = False) -> dict[str, int]:
+    """Load the project fixture: create what is missing (and overwrite with update=True), all or nothing.
+
+    Without `update`, a re-run never reverts reviewed partner changes: existing rows are left alone.
+    """
+    data = json.loads((path or DEFAULT_FIXTURE).read_text())
+    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    versions: list[EntryVersion] = []
+    with transaction.atomic(), match_index_deferred():
+        taxonomies_ensure()
+        terms = {code: attribute_term(code) for code in REENTRY_ATTRIBUTES}
+        for entry in data["entries"]:
+            slug = entry["slug"]
+            try:
+                _load_entry(entry, update=update, counts=counts, versions=versions, terms=terms)
+            except ValidationError as exc:
+                raise ValidationError(f"entry {slug!r}: {'; '.join(exc.messages)}") from exc
+        EntryVersion.objects.bulk_create(versions)
+        match_index_refresh([stable_id("service", entry["slug"]) for entry in data["entries"]])
+        audit_event_record(action="resources.directory.loaded", actor="system", object_type="directory", data=counts)
+    return counts
+
+
+def _load_entry(
+    entry: dict[str, Any], *, update: bool, counts: dict[str, int], versions: list[EntryVersion], terms: dict[str, TaxonomyTerm]
+) -> None:
+    slug = entry["slug"]
+    sync = functools.partial(_sync, update=update, counts=counts, versions=versions)
+    org_values = dict(entry["organization"])
+    org_slug = org_values.pop("slug", slug)
+    organization = sync(Organization(pk=stable_id("organization", org_slug)), {"slug": org_slug, **org_values})
+    service_values = dict(entry["service"])
+    documents = service_values.pop("required_documents", [])
+    attributes = service_values.pop("attributes", {})
+    service = sync(Service(pk=stable_id("service", slug)), {"organization": organization, "slug": slug, **service_values})
+    for index, location_values in enumerate(entry.get("locations", [])):
+        location = sync(Location(pk=stable_id("location", slug, str(index))), {"organization": organization, **location_values})
+        sync(
+            ServiceAtLocation(pk=stable_id("service_at_location", slug, str(index))),
+            {"service": service, "location": location},
+        )
+    for index, phone_values in enumerate(entry.get("phones", [])):
+        sync(
+            Phone(pk=stable_id("phone", slug, str(index))),
+            {"organization": organization, "service": service, "rank": index, **phone_values},
+        )
+    for index, schedule_values in enumerate(entry.get("schedules", [])):
+        sync(Schedule(pk=stable_id("schedule", slug, str(index))), {"service": service, **schedule_values})
+    for index, document in enumerate(documents):
+        sync(RequiredDocument(pk=stable_id("document", slug, str(index))), {"service": service, **document})
+    for code, value in attributes.items():
+        if code not in terms:
+            raise ValidationError(f"Unknown reentry attribute {code!r}.")
+        sync(
+            Attribute(pk=stable_id("attribute", slug, code)),
+            {"service": service, "taxonomy_term": terms[code], "value": "true" if value else "false"},
+        )
+
+
+__all__ = [
+    "NEED_CATEGORIES",
+    "TARGETS",
+    "actor_label",
+    "change_diff",
+    "change_request_approve",
+    "change_request_propose",
+    "change_request_reject",
+    "change_request_submit",
+    "directory_load",
+    "entry_save",
+    "is_reviewer",
+    "partner_organization",
+    "stable_id",
+    "taxonomies_ensure",
+]
