@@ -29,7 +29,6 @@ $(STAMP): requirements.txt requirements-dev.txt
 setup: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
-	$(BIN)/python manage.py compilemessages --ignore=.venv -v 0 2>/dev/null || true
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 
 ## run: everything, then serve chat at / and admin at /admin/ on http://$(HOST):$(PORT)
@@ -54,7 +53,16 @@ pytest: venv
 ## bench: benchmarks; results in bench/results/*.json
 bench: venv
 	$(BIN)/python manage.py migrate --noinput -v 0
-	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@failed=""; for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || failed="$$failed $$script"; done; \
+	if [ -n "$$failed" ]; then echo "targets missed in:$$failed (see bench/results/*.json)"; exit 1; fi
+
+## faults: the slow fault-injection tests (worker kill needs REDIS_URL, e.g. redis://127.0.0.1:6379/5)
+faults: venv
+	$(BIN)/python -m pytest tests/reliability -q -m "slow or redis"
+
+## load: bounded loopback soak of web, WebSocket, SMS and approvals (LOAD_SECONDS, default 300)
+load: venv
+	$(BIN)/python bench/load.py
 
 worker: venv
 	$(BIN)/celery -A pathways_site worker -l info

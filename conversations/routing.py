@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import path
 
-websocket_urlpatterns: list[URLPattern] = []
+from conversations.consumers import ConversationProgressConsumer
+
+websocket_urlpatterns = [
+    path("ws/conversations/<uuid:conversation_id>/", ConversationProgressConsumer.as_asgi()),
+]

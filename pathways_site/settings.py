@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from pathways_site.env import env_bool, env_float, env_int, env_list, env_str
@@ -48,7 +49,11 @@ else:
     _hash_key = _hash_key or _generated["PHONE_HASH_KEY"]
 
 SECRET_KEY = _secret_key
+# Old signing keys still accepted during a rotation (see docs/operations.md).
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", default=[])
 FIELD_ENCRYPTION_KEY = _field_key
+# Previous Fernet keys (comma-separated) still readable while `manage.py reencrypt` moves data to the new one.
+FIELD_ENCRYPTION_KEYS_OLD = env_str("FIELD_ENCRYPTION_KEYS_OLD")
 # HMAC key for phone lookups; defaults to a key derived from SECRET_KEY in production.
 PHONE_HASH_KEY = _hash_key or f"phone-hash:{SECRET_KEY}"
 
@@ -149,6 +154,16 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Rate-limit counters must be shared by every worker process: Redis when configured.
+CACHES = (
+    {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "pathways"}}
+    if REDIS_URL
+    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+)
+CHAT_RATE_LIMIT_SESSION = env_int("CHAT_RATE_LIMIT_SESSION", default=10, minimum=1)
+CHAT_RATE_LIMIT_IP = env_int("CHAT_RATE_LIMIT_IP", default=60, minimum=1)
+CHAT_RATE_LIMIT_WINDOW_SECONDS = env_int("CHAT_RATE_LIMIT_WINDOW_SECONDS", default=60, minimum=1)
+
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=REDIS_URL is None)
@@ -163,12 +178,26 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 4}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "America/Chicago"
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    # Partner HSDS feeds become change requests for staff review, never live edits.
+    "resources-refresh-feeds": {
+        "task": "resources.tasks.refresh_feeds",
+        "schedule": crontab(minute=0, hour=4, day_of_week="mon"),
+    },
+    # A worker that died mid-turn leaves the turn at its last checkpoint: pick it up again.
+    # Messages held back by the per-number rate limit are processed once their window passes.
+    "sms-process-held": {"task": "conversations.sms_process_held", "schedule": 30.0},
+    # Retention: content older than RETENTION_DAYS is purged nightly (audit events stay, content-free).
+    "conversations-purge-expired": {"task": "conversations.purge_expired", "schedule": crontab(minute=30, hour=3)},
+    # An approved SMS whose enqueue was lost (process died after commit) is handed to a sender again.
+    "outbound-sweep": {"task": "conversations.outbound_sweep", "schedule": 120.0},
+    "resume-stale-turns": {"task": "conversations.resume_stale_turns", "schedule": 60.0, "kwargs": {"older_than_seconds": 90}},
+}
 
 # --- integrations --------------------------------------------------------------------------
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 ANTHROPIC_MODEL_FAST = env_str("ANTHROPIC_MODEL_FAST", "claude-haiku-4-5")
-ANTHROPIC_MODEL_DRAFT = env_str("ANTHROPIC_MODEL_DRAFT", "claude-sonnet-4-5")
+ANTHROPIC_MODEL_DRAFT = env_str("ANTHROPIC_MODEL_DRAFT", "claude-sonnet-4-6")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", default=12.0, minimum=0.1)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", default=2, minimum=0)
 
@@ -178,7 +207,17 @@ TWILIO_FROM_NUMBER = env_str("TWILIO_FROM_NUMBER")
 TWILIO_API_BASE_URL = env_str("TWILIO_API_BASE_URL")  # tests point the real client at a fake server
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")  # what Twilio signs, e.g. https://pathways.example.org
 SMS_REQUIRE_APPROVAL = env_bool("SMS_REQUIRE_APPROVAL", default=True)
+SMS_MAX_CHARS = env_int("SMS_MAX_CHARS", default=320, minimum=70)
+SMS_RATE_LIMIT_COUNT = env_int("SMS_RATE_LIMIT_COUNT", default=6, minimum=1)
+SMS_RATE_LIMIT_WINDOW_SECONDS = env_int("SMS_RATE_LIMIT_WINDOW_SECONDS", default=60, minimum=1)
 
+# Retrieval confidence floor; unset = the calibrated value in corpus/calibration.json.
+_floor = env_str("CORPUS_CONFIDENCE_FLOOR")
+CORPUS_CONFIDENCE_FLOOR = env_float("CORPUS_CONFIDENCE_FLOOR", default=0.0, minimum=0.0) if _floor else None
+RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", default=10.0, minimum=0.5)
+RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
+# When case managers answer; drives the "a person will reply …" wording after hours (see caseload).
+OFFICE_HOURS = env_str("OFFICE_HOURS", "Mon-Fri 09:00-17:00 America/Chicago")
 TURN_DEADLINE_SECONDS = env_float("TURN_DEADLINE_SECONDS", default=30.0, minimum=1.0)
 RETENTION_DAYS = env_int("RETENTION_DAYS", default=180, minimum=1)
 MAP_TILE_URL = env_str("MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png")

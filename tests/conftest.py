@@ -9,6 +9,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+
 _real_connect = socket.socket.connect
 
 
@@ -24,6 +25,27 @@ def _loopback_only(self: socket.socket, address: object) -> object:
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Refuse any connection that leaves the machine: external APIs are faked at their HTTP transport."""
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _eager_celery() -> None:
+    """Run tasks in-process even when REDIS_URL is set (CI sets it): a task sent to a broker with no
+    worker would wait forever. Tests of the real broker start their own worker in a subprocess."""
+    from django.conf import settings
+
+    from pathways_site.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Rate-limit counters and other cached values never leak from one test into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
 
 
 @pytest.fixture

@@ -332,7 +332,7 @@ _RULES: Final[tuple[_Rule, ...]] = (
         r"apartment|apt|place|halfway|shelter|crib|room)))"
 
         r"|\bno tengo (?:donde|a donde|adonde|lugar para) (?:dormir|quedarme|vivir|ir)\b"
-        r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo) "
+        r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo|me quede|nos quedamos) "
         r"(?:\w+ )?(?:en la calle|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
         r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
     )),
@@ -358,7 +358,7 @@ _HISTORICAL: Final = re.compile(
     r"\b(?:used to|use to|years ago|yrs ago|months ago|back in|back when|in (?:19|20)\d\d|"
     r"last (?:year|month)|when i was (?:a kid|young|little|younger|\d+)|as a (?:kid|child|teen)|"
     r"in my (?:teens|\d0s|twenties|thirties|forties)|before i went (?:in|to prison|to jail|down)|"
-    r"back in the day|\d+ (?:years|yrs|months) clean|clean (?:for|from that)|hace (?:anos|mucho)|"
+    r"back in the day|\d+ (?:years|yrs|months) clean|clean (?:for|from that)|hace (?:anos|mucho(?! (?:frio|calor|viento|aire)))|"
     r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo))\b"
 )
 _MEDICAL_HISTORICAL: Final = re.compile(r"\blast week\b|\bhace (?:una semana|un mes)\b")

@@ -41,16 +41,22 @@ class GateDecision:
 
 
 def _confidence(result: RetrievalLike) -> float | None:
+    raw = getattr(result, "confidence", None)
+    if isinstance(raw, bool | str | bytes):  # True is not 100 % and "0.9" is not a score: fail closed
+        return None
     try:
-        value = float(getattr(result, "confidence", None))  # type: ignore[arg-type]
+        value = float(raw)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) else None
 
 
 def _evidence(result: RetrievalLike) -> tuple[Any, ...]:
+    hits = getattr(result, "hits", None)
+    if isinstance(hits, str | bytes | dict):  # characters or keys are not evidence records
+        return ()
     try:
-        return tuple(getattr(result, "hits", None) or ())
+        return tuple(hits or ())
     except TypeError:
         return ()
 

@@ -86,7 +86,9 @@ def normalize(text: object) -> str:
     if not text:
         return ""
     text = unicodedata.normalize("NFKC", text).translate(_HOMOGLYPHS)
-    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold()))
+    # Map homoglyphs again after casefold and accent stripping: the table holds bare lowercase look-alikes, so capitals
+    # ("KILL" typed with Greek capitals) slipped past the first pass (found by the reliability fuzzers).
+    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.casefold())).translate(_HOMOGLYPHS)
     # Whitespace is folded before spaced letters are joined: "s u i c i d\te" must join too.
     text = _WHITESPACE.sub(" ", text)
     text = _OD.sub(_od, _EMOJI_FORMAT.sub("", text)).replace("'", "")

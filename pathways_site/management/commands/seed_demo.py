@@ -22,6 +22,8 @@ ROLES: tuple[tuple[str, str, bool], ...] = (
     ("demo-partner", "partner editor", False),
 )
 
+DEMO_PARTNER_ORGANIZATION = "harris-center"
+
 # Each app's loader, run when the app provides it; all of them are idempotent upserts.
 APP_LOADERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("corpus", ("load",)),
@@ -39,6 +41,7 @@ class Command(BaseCommand):
         for name, arguments in APP_LOADERS:
             if name in commands:
                 call_command(name, *arguments, verbosity=options.get("verbosity", 1))
+        self._partner_membership()
         if created:
             path = settings.VAR_DIR / "demo-accounts.txt"
             lines = [f"{username}\t{password}" for username, password in created]
@@ -50,6 +53,15 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {username:<18} {password}")
         else:
             self.stdout.write("Demo accounts already exist.")
+
+    def _partner_membership(self) -> None:
+        """Link the demo partner editor to one organization, so the partner view has something to edit."""
+        from resources.models import Organization, PartnerMembership
+
+        user = get_user_model().objects.filter(username="demo-partner").first()
+        organization = Organization.objects.filter(slug=DEMO_PARTNER_ORGANIZATION).first()
+        if user and organization and not PartnerMembership.objects.filter(user=user).exists():
+            PartnerMembership.objects.create(user=user, organization=organization)
 
     @transaction.atomic
     def _accounts(self) -> list[tuple[str, str]]:

@@ -1,0 +1,191 @@
+"""The turn API (DRF): create a conversation, post a turn, read a turn, stream its progress (SSE).
+
+Every call after creation needs the conversation's token (Authorization: Bearer, X-Conversation-Token
+or the chat's HttpOnly cookie). Errors are domain exceptions rendered by the project's handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.http import HttpRequest, StreamingHttpResponse
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from conversations import ratelimit, selectors, services
+from conversations.background import task_dispatch
+from conversations.errors import BadToken, ConversationError
+from conversations.models import NodeRun, Turn
+from conversations.tasks import run_turn
+
+TOKEN_COOKIE = "pathways_token"  # noqa: S105 - a cookie name, not a secret
+SSE_MAX_SECONDS = 90
+SSE_POLL_SECONDS = 0.2
+
+
+def request_token(request: HttpRequest | Request) -> str | None:
+    """The conversation token from the Authorization header, X-Conversation-Token or the chat cookie."""
+    header = request.headers.get("Authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return request.headers.get("X-Conversation-Token") or request.COOKIES.get(TOKEN_COOKIE)
+
+
+class ConversationCreateSerializer(serializers.Serializer):
+    channel = serializers.ChoiceField(choices=["web"], default="web")
+    language = serializers.ChoiceField(choices=["en", "es"], required=False, allow_null=True)
+
+
+class TurnCreateSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    client_message_id = serializers.CharField(required=False, max_length=100)
+    language = serializers.ChoiceField(choices=["en", "es"], required=False, allow_null=True)
+    wait = serializers.BooleanField(default=True)
+
+
+TURN_SCHEMA = inline_serializer(
+    "Turn",
+    fields={
+        "turn_id": serializers.UUIDField(),
+        "conversation_id": serializers.UUIDField(),
+        "status": serializers.ChoiceField(choices=[c for c, _ in Turn.Status.choices]),
+        "language": serializers.CharField(),
+        "crisis": serializers.CharField(),
+        "top_need": serializers.CharField(allow_null=True),
+        "region": serializers.CharField(allow_null=True),
+        "redacted_text": serializers.CharField(),
+        "reply": serializers.CharField(),
+        "citations": serializers.ListField(child=serializers.DictField()),
+        "resources": serializers.ListField(child=serializers.DictField()),
+        "retrieval": serializers.DictField(),
+        "audit": serializers.DictField(),
+        "handoff": serializers.DictField(allow_null=True),
+        "nodes": serializers.ListField(child=serializers.DictField()),
+    },
+)
+ERROR_SCHEMA = inline_serializer("Error", fields={"error": serializers.DictField()})
+
+
+class ConversationCreateView(APIView):
+    """Start a conversation; the token in the answer (and cookie) opens it later."""
+
+    authentication_classes: list[Any] = []
+
+    @extend_schema(
+        request=ConversationCreateSerializer,
+        responses={201: inline_serializer("ConversationCreated", fields={"conversation_id": serializers.UUIDField(), "token": serializers.CharField(), "language": serializers.CharField()}), 400: ERROR_SCHEMA},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(ConversationCreateSerializer, request)
+        conversation, token = services.conversation_create(channel="web", language=data.get("language"))
+        response = Response({"conversation_id": str(conversation.pk), "token": token, "language": conversation.language}, status=status.HTTP_201_CREATED)
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict", secure=not settings.DEBUG and request.is_secure(), max_age=60 * 60 * 24 * 30)
+        return response
+
+
+class TurnCreateView(APIView):
+    """Post a message; by default waits for the finished turn, or answers 202 at once with `wait: false`."""
+
+    authentication_classes: list[Any] = []
+
+    @extend_schema(request=TurnCreateSerializer, responses={200: TURN_SCHEMA, 201: TURN_SCHEMA, 202: TURN_SCHEMA, 400: ERROR_SCHEMA, 403: ERROR_SCHEMA, 404: ERROR_SCHEMA, 409: ERROR_SCHEMA, 413: ERROR_SCHEMA, 429: ERROR_SCHEMA})
+    def post(self, request: Request, conversation_id: uuid.UUID) -> Response:
+        conversation = selectors.conversation_get_authorized(conversation_id=conversation_id, token=request_token(request))
+        # Before anything is recorded: a refused message is not lost, the page keeps it in the input box.
+        ratelimit.turn_rate_check(request=request, conversation_id=conversation.pk)
+        data = _valid(TurnCreateSerializer, request)
+        key = data.get("client_message_id") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
+        turn, created = services.turn_start(conversation=conversation, text=data["text"], idempotency_key=key, language=data.get("language"))
+        if created:
+            if data["wait"]:
+                turn = services.turn_run(turn_id=turn.pk)
+            else:
+                task_dispatch(run_turn, str(turn.pk))
+                return Response(selectors.turn_payload(turn), status=status.HTTP_202_ACCEPTED)
+        return Response(selectors.turn_payload(turn), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class TurnDetailView(APIView):
+    """Read a turn (the source of truth: progress events only say when to read it)."""
+
+    authentication_classes: list[Any] = []
+
+    @extend_schema(responses={200: TURN_SCHEMA, 403: ERROR_SCHEMA, 404: ERROR_SCHEMA})
+    def get(self, request: Request, turn_id: uuid.UUID) -> Response:
+        turn = selectors.turn_get_authorized(turn_id=turn_id, token=request_token(request))
+        return Response(selectors.turn_payload(turn))
+
+
+def _valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise ConversationError("The request body must be a JSON object.", code="bad_body")
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+# --- SSE --------------------------------------------------------------------------------------
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def _authorize_and_release(turn_id: str, token: str | None) -> None:
+    try:
+        selectors.turn_get_authorized(turn_id=turn_id, token=token)
+    finally:
+        # Release the connection before streaming: a long stream must not pin a database connection.
+        close_old_connections()
+        connection.close()
+
+
+def _poll(turn_id: str, after_step: int) -> tuple[list[dict[str, Any]], str]:
+    try:
+        runs = list(NodeRun.objects.filter(turn_id=turn_id, step__gt=after_step).order_by("step").values("step", "node", "ms", "transition", "outcome"))
+        turn_status = Turn.objects.values_list("status", flat=True).get(pk=turn_id)
+        return runs, turn_status
+    finally:
+        connection.close()
+
+
+async def turn_events(request: HttpRequest, turn_id: uuid.UUID) -> StreamingHttpResponse:
+    """Server-sent events, one per finished node, then `done`; read from the database, so nothing is lost."""
+    token = request_token(request)
+    try:
+        await sync_to_async(_authorize_and_release)(str(turn_id), token)
+    except (ConversationError, BadToken) as exc:
+        body = json.dumps({"error": {"code": exc.code, "message": exc.message}})
+        response = StreamingHttpResponse(iter([body]), status=exc.http_status, content_type="application/json")
+        return response
+
+    async def stream() -> AsyncIterator[str]:
+        after = 0
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        yield ": stream open\n\n"
+        while loop.time() - started < SSE_MAX_SECONDS:
+            runs, turn_status = await sync_to_async(_poll)(str(turn_id), after)
+            for run in runs:
+                after = run["step"]
+                yield _sse("node", run)
+            if turn_status != Turn.Status.RUNNING:
+                yield _sse("done", {"turn_id": str(turn_id), "status": turn_status})
+                return
+            await asyncio.sleep(SSE_POLL_SECONDS)
+        yield _sse("timeout", {"turn_id": str(turn_id)})
+
+    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

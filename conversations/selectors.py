@@ -1,0 +1,78 @@
+"""Reads of the conversations app: the turn JSON shared by the CLI and the API, token checks."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from conversations import crypto
+from conversations.errors import BadToken, UnknownConversation, UnknownTurn
+from conversations.models import Conversation, Turn
+
+
+def conversation_get_authorized(*, conversation_id: object, token: str | None) -> Conversation:
+    """Return the conversation if `token` is its bearer token; unknown ids and wrong tokens never leak which."""
+    try:
+        conversation = Conversation.objects.select_related("contact").get(pk=conversation_id)
+    except (Conversation.DoesNotExist, ValueError, TypeError):
+        raise UnknownConversation("This conversation does not exist.") from None
+    if not token or not conversation.token_hash or not hmac.compare_digest(conversation.token_hash, crypto.token_hash(token)):
+        raise BadToken("This conversation belongs to another session.")
+    return conversation
+
+
+def turn_get_authorized(*, turn_id: object, token: str | None) -> Turn:
+    """Return a turn if `token` opens its conversation."""
+    try:
+        turn = Turn.objects.select_related("conversation").get(pk=turn_id)
+    except (Turn.DoesNotExist, ValueError, TypeError):
+        raise UnknownTurn("This message does not exist.") from None
+    conversation_get_authorized(conversation_id=turn.conversation_id, token=token)
+    return turn
+
+
+def _citations(state: dict[str, Any], reply: str) -> list[dict[str, str]]:
+    """Evidence actually cited in the reply (never anything retrieval did not return)."""
+    cited = []
+    for item in state.get("evidence") or []:
+        if item.get("assertable") and item.get("citation") and item["citation"] in reply:
+            cited.append({"id": item["slug"], "citation": item["citation"], "url": item.get("url", ""), "title": item.get("title", "")})
+    return cited
+
+
+def _resources(state: dict[str, Any]) -> list[dict[str, Any]]:
+    keys = ("id", "name", "phone", "phone_display", "region", "lat", "lon", "address", "city", "hours", "languages", "url", "last_verified_at", "distance_km", "is_statewide_line")
+    return [{key: item.get(key) for key in keys} for item in state.get("resources") or []]
+
+
+def turn_payload(turn: Turn, *, node_runs: list[Any] | None = None) -> dict[str, Any]:
+    """The stable turn JSON of ARCHITECTURE.md."""
+    state = turn.state or {}
+    runs = node_runs if node_runs is not None else list(turn.node_runs.order_by("step").values("node", "ms", "transition"))
+    audit = state.get("audit") or {}
+    retrieval = state.get("retrieval") or {}
+    finished = turn.is_finished
+    show_resources = finished and turn.reply != ""
+    return {
+        "turn_id": str(turn.pk),
+        "conversation_id": str(turn.conversation_id),
+        "status": turn.status,
+        "language": state.get("language") or turn.language,
+        "crisis": turn.crisis,
+        "top_need": turn.top_need or state.get("top_need") or None,
+        "region": turn.region or state.get("region") or None,
+        "redacted_text": turn.redacted_text,
+        "reply": turn.reply,
+        "citations": _citations(state, turn.reply) if finished else [],
+        "resources": _resources(state) if show_resources else [],
+        "retrieval": {"confidence": retrieval.get("confidence"), "gated": retrieval.get("gated")} if retrieval else {"confidence": None, "gated": None},
+        "audit": {"verdict": audit.get("verdict"), "revisions": turn.revisions, "findings": audit.get("findings", [])},
+        "handoff": state.get("handoff"),
+        "nodes": [
+            {"name": run["node"] if isinstance(run, dict) else run.node, "ms": run["ms"] if isinstance(run, dict) else run.ms,
+             "transition": run["transition"] if isinstance(run, dict) else run.transition}
+            for run in runs
+        ],
+        "llm": {"calls": turn.llm_calls, "cost_usd": float(turn.cost_usd)},
+        "created_at": turn.created_at.isoformat() if turn.created_at else None,
+    }

@@ -1,0 +1,249 @@
+"""Writes of the conversations app: conversations, turns (ingress hooks, idempotency, running), outbox."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from audit.services import audit_event_record
+from conversations import crypto
+from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
+from conversations.hooks import detect_crisis, redact
+from conversations.models import Contact, Conversation, OutboundMessage, Turn
+from conversations.workflow import engine
+from conversations.workflow.graph import START_NODE, WORKFLOW_VERSION
+from conversations.workflow.intake_rules import is_follow_up
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 2000
+FOLLOW_UP_CONTEXT_TURNS = 3
+
+
+def conversation_create(*, channel: str = "web", language: str | None = None, contact: Contact | None = None) -> tuple[Conversation, str]:
+    """Create a conversation and return it with its bearer token (only the token's hash is stored)."""
+    token = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        if contact is None:
+            contact = Contact.objects.create(channel=channel, language=language or "en")
+        conversation = Conversation.objects.create(
+            contact=contact, channel=channel, language=language or contact.language, token_hash=crypto.token_hash(token)
+        )
+        audit_event_record(action="conversation.created", actor="system", object_type="conversation", object_id=conversation.pk, data={"channel": channel})
+    return conversation, token
+
+
+def contact_for_phone(*, phone: str, language: str = "en") -> tuple[Contact, bool]:
+    """Find or create the SMS contact for a number (looked up by HMAC, stored encrypted)."""
+    e164 = crypto.normalize_phone(phone)
+    digest = crypto.phone_hash(e164)
+    contact = Contact.objects.filter(phone_hash=digest).first()
+    if contact:
+        return contact, False
+    try:
+        with transaction.atomic():
+            contact = Contact.objects.create(
+                channel="sms", phone_encrypted=crypto.encrypt(e164), phone_hash=digest, phone_last4=crypto.phone_last4(e164), language=language
+            )
+            return contact, True
+    except IntegrityError:
+        return Contact.objects.get(phone_hash=digest), False
+
+
+def _text_fingerprint(redacted: str) -> str:
+    return hashlib.sha256(redacted.encode()).hexdigest()
+
+
+def turn_start(
+    *, conversation: Conversation, text: str, idempotency_key: str, language: str | None = None, channel: str | None = None
+) -> tuple[Turn, bool]:
+    """Run the ingress hooks and record a new turn; a repeated key returns the existing turn.
+
+    The raw text is used only here, in memory: crisis is checked on it, then only the redacted
+    text is stored. Returns (turn, created).
+    """
+    if text is None or not str(text).strip():
+        raise EmptyMessage("Please type a message.")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise MessageTooLong(f"Messages are limited to {MAX_MESSAGE_CHARS} characters. Please send a shorter message.")
+    if not idempotency_key or len(idempotency_key) > 100:
+        raise IdempotencyConflict("A message id of 1 to 100 characters is required.", code="bad_idempotency_key")
+    existing = Turn.objects.filter(conversation=conversation, idempotency_key=idempotency_key).first()
+    crisis = detect_crisis(text)
+    redacted = redact(text).text
+    if existing is not None:
+        return _same_or_conflict(existing, redacted), False
+    channel = channel or conversation.channel
+    standalone = _standalone(conversation, redacted)
+    # Where the person said they are stays true for the next question unless they name another place.
+    region_hint = conversation.turns.exclude(region="").order_by("-seq").values_list("region", flat=True).first()
+    state: dict[str, Any] = {
+        "text": standalone,
+        "place_text": redacted,
+        "query": standalone,
+        "language_pref": language,
+        "language_hint": conversation.language,
+        "region_hint": region_hint,
+        "channel": channel,
+        "crisis": {"category": crisis.category, "severity": crisis.severity, "about_third_party": crisis.about_third_party},
+        "mode": conversation.mode,
+        "revisions": 0,
+        "fingerprint": _text_fingerprint(redacted),
+    }
+    try:
+        with transaction.atomic():
+            Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
+            seq = (conversation.turns.aggregate(last=Max("seq"))["last"] or 0) + 1
+            turn = Turn.objects.create(
+                conversation=conversation,
+                seq=seq,
+                idempotency_key=idempotency_key,
+                channel=channel,
+                redacted_text=redacted,
+                standalone_text=standalone if standalone != redacted else "",
+                current_node=START_NODE,
+                workflow_version=WORKFLOW_VERSION,
+                state=state,
+                crisis=crisis.category,
+                started_at=timezone.now(),
+            )
+    except IntegrityError:
+        # A concurrent request with the same key won the insert.
+        existing = Turn.objects.get(conversation=conversation, idempotency_key=idempotency_key)
+        return _same_or_conflict(existing, redacted), False
+    return turn, True
+
+
+def _same_or_conflict(existing: Turn, redacted: str) -> Turn:
+    if existing.state.get("fingerprint") != _text_fingerprint(redacted):
+        raise IdempotencyConflict("This message id was already used for a different message.")
+    return existing
+
+
+def _standalone(conversation: Conversation, redacted: str) -> str:
+    """Rewrite a follow-up ('what about Dallas?') into a standalone question from recent redacted turns."""
+    if not is_follow_up(redacted):
+        return redacted
+    previous = list(
+        conversation.turns.order_by("-seq").values_list("standalone_text", "redacted_text")[:FOLLOW_UP_CONTEXT_TURNS]
+    )
+    if not previous:
+        return redacted
+    base = previous[0][0] or previous[0][1]
+    return f"{base} {redacted}".strip()
+
+
+def turn_run(*, turn_id: object, retry_failed: bool = True) -> Turn:
+    """Run (or resume) a turn to the end and deliver its reply."""
+    return engine.turn_run(turn_id, finalize=turn_finalize, retry_failed=retry_failed)
+
+
+def turn_finalize(turn: Turn) -> None:
+    """Close a finished turn inside the engine's final checkpoint transaction: status, reply, delivery, audit."""
+    state = turn.state
+    conversation = Conversation.objects.select_for_update().get(pk=turn.conversation_id)
+    delivery = state.get("delivery", "reply")
+    crisis = delivery == "crisis"
+    escalated = delivery in ("crisis", "handoff")
+    reply = str(state.get("reply") or "")
+    turn.language = state.get("language") or turn.language
+    turn.top_need = state.get("top_need") or ""
+    turn.region = state.get("region") or ""
+    turn.audit_verdict = (state.get("audit") or {}).get("verdict", "")
+    turn.escalation_reason = state.get("escalation_reason") or (state.get("handoff") or {}).get("category", "")
+    turn.finished_at = timezone.now()
+    turn.total_ms = round((turn.finished_at - turn.started_at).total_seconds() * 1000, 2)
+    human_mode = conversation.mode == Conversation.Mode.HUMAN
+    if crisis or state.get("handoff_category") == "human":
+        conversation.needs_human = True
+        conversation.needs_human_reason = "crisis" if crisis else "asked_for_human"
+    status = Turn.Status.ESCALATED if escalated else Turn.Status.COMPLETED
+    if human_mode and not crisis:
+        # A case manager has this conversation: the navigator's reply is only a suggestion.
+        state["suggestion"] = reply
+        reply = ""
+        status = Turn.Status.WAITING_APPROVAL
+        if turn.channel == "sms":
+            outbound_create(conversation=conversation, turn=turn, body=state["suggestion"], kind=OutboundMessage.Kind.REPLY, status=OutboundMessage.Status.SUGGESTED)
+    elif turn.channel == "sms":
+        needs_approval = settings.SMS_REQUIRE_APPROVAL and not crisis
+        message = outbound_create(
+            conversation=conversation,
+            turn=turn,
+            body=reply,
+            kind=OutboundMessage.Kind.CRISIS if crisis else OutboundMessage.Kind.REPLY,
+            status=OutboundMessage.Status.PENDING_APPROVAL if needs_approval else OutboundMessage.Status.APPROVED,
+            crisis=crisis,
+        )
+        if needs_approval and message.status == OutboundMessage.Status.PENDING_APPROVAL:
+            status = Turn.Status.WAITING_APPROVAL
+    turn.reply = reply
+    turn.status = status
+    turn.state = state
+    if turn.language in ("en", "es") and conversation.language != turn.language:
+        conversation.language = turn.language
+    conversation.save(update_fields=["needs_human", "needs_human_reason", "language", "updated_at"])
+    audit_event_record(
+        action="turn.escalated" if escalated else "turn.finished",
+        actor="system",
+        object_type="turn",
+        object_id=turn.pk,
+        data={"status": status, "crisis": turn.crisis, "top_need": turn.top_need, "verdict": turn.audit_verdict, "reason": turn.escalation_reason},
+    )
+
+
+def outbound_create(
+    *, conversation: Conversation, turn: Turn | None, body: str, kind: str, status: str, crisis: bool = False, actor: str = "system"
+) -> OutboundMessage:
+    """Put an SMS in the outbox; opted-out contacts get nothing, approved messages are sent after commit."""
+    contact = conversation.contact
+    if contact.opted_out and kind != OutboundMessage.Kind.KEYWORD:
+        status = OutboundMessage.Status.SUPPRESSED
+    message = OutboundMessage.objects.create(
+        conversation=conversation, turn=turn, kind=kind, body=body, draft_body=body, status=status, crisis=crisis
+    )
+    audit_event_record(action="outbound.created", actor=actor, object_type="outbound", object_id=message.pk, data={"status": status, "kind": kind, "crisis": crisis})
+    if status == OutboundMessage.Status.APPROVED:
+        message_id = str(message.pk)
+        transaction.on_commit(lambda: outbound_enqueue(message_id=message_id))
+    return message
+
+
+def outbound_enqueue(*, message_id: str) -> None:
+    """Hand an approved message to the Celery sender (ids only, never objects)."""
+    from conversations.tasks import outbound_send
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        outbound_send.delay(message_id)
+        return
+    from conversations.background import task_dispatch
+
+    # Through task_dispatch: a dead broker must not lose the approved send (it then runs here).
+    task_dispatch(outbound_send, message_id)
+
+
+def turns_resume(*, older_than: Any = None, now: Any = None, turn_ids: list[str] | None = None) -> int:
+    """Resume unfinished turns from their last checkpoint; busy conversations are left to their runner."""
+    from datetime import timedelta
+
+    now = now or timezone.now()
+    query = Turn.objects.filter(status=Turn.Status.RUNNING)
+    if turn_ids:
+        query = query.filter(pk__in=turn_ids)
+    elif older_than is not None:
+        query = query.filter(started_at__lte=now - (older_than or timedelta(0)))
+    resumed = 0
+    for turn in query.order_by("created_at").only("pk", "conversation_id"):
+        with engine.conversation_lock(turn.conversation_id, wait=False) as acquired:
+            if not acquired:
+                continue
+        turn_run(turn_id=turn.pk)
+        resumed += 1
+    return resumed

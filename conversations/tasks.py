@@ -1,0 +1,84 @@
+"""Celery tasks of the conversations app: run/resume turns and send approved SMS (ids only)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from celery import shared_task
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="conversations.run_turn", acks_late=True, max_retries=3, default_retry_delay=5)
+def run_turn(turn_id: str) -> str:
+    """Run or resume one turn; safe to deliver twice (the engine skips finished nodes)."""
+    from conversations.services import turn_run
+
+    return turn_run(turn_id=turn_id).status
+
+
+@shared_task(name="conversations.resume_stale_turns")
+def resume_stale_turns(older_than_seconds: int = 60) -> int:
+    """Resume turns left running by a crashed worker; returns how many were resumed."""
+    from conversations.services import turns_resume
+
+    return turns_resume(older_than=timedelta(seconds=older_than_seconds), now=timezone.now())
+
+
+# Backoff for transient send errors (Twilio 5xx/429, connection refused): 5 s, 10 s, 20 s, 40 s, 80 s.
+SEND_RETRY_BASE_SECONDS = 5
+SEND_RETRY_MAX_SECONDS = 300
+
+
+@shared_task(bind=True, name="conversations.outbound_send", acks_late=True, autoretry_for=(), max_retries=5)
+def outbound_send(self: Any, message_id: str) -> str:
+    """Send one approved outbound SMS exactly once (the sender claims the row first); retry transient errors."""
+    from conversations.sms.gateway import SmsError
+    from conversations.sms.sender import outbound_deliver, outbound_give_up
+
+    try:
+        return outbound_deliver(message_id=message_id)
+    except SmsError as exc:  # only transient errors reach here; the claim was released
+        if self.request.retries >= self.max_retries:
+            outbound_give_up(message_id=message_id, code=exc.code)
+            return "failed"
+        countdown = min(SEND_RETRY_MAX_SECONDS, SEND_RETRY_BASE_SECONDS * 2**self.request.retries)
+        if self.request.is_eager:
+            # Eager (no broker): apply() re-runs the task when it *returns* a Retry; a raised one would
+            # propagate (CELERY_TASK_EAGER_PROPAGATES) instead of retrying.
+            return self.retry(countdown=countdown, exc=exc, throw=False)
+        raise self.retry(countdown=countdown, exc=exc) from None
+
+
+@shared_task(name="conversations.sms_process_held")
+def sms_process_held() -> int:
+    """Start turns for SMS held by the per-number rate limit whose window has passed (run by beat)."""
+    from conversations.sms.services import inbound_process_held
+
+    return inbound_process_held()
+
+
+@shared_task(name="conversations.purge_expired")
+def purge_expired() -> dict[str, Any]:
+    """Delete conversation content older than RETENTION_DAYS (run daily by beat)."""
+    from conversations.retention import conversations_purge_expired
+
+    return conversations_purge_expired(now=timezone.now())
+
+
+@shared_task(name="conversations.outbound_sweep")
+def outbound_sweep(older_than_seconds: int = 300) -> int:
+    """Re-dispatch approved SMS never claimed by a sender (the enqueue was lost); the claim keeps it to one send."""
+    from conversations.background import task_dispatch
+    from conversations.models import OutboundMessage
+
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    stale = list(
+        OutboundMessage.objects.filter(status=OutboundMessage.Status.APPROVED, claimed_at=None, updated_at__lte=cutoff).values_list("pk", flat=True)[:500]
+    )
+    for message_id in stale:
+        task_dispatch(outbound_send, str(message_id))
+    return len(stale)

@@ -1,0 +1,103 @@
+"""The deterministic draft: cites only retrieved assertable entries and lists matched resources.
+
+Used with no API key, and whenever the model fails or runs out of time. Each revision level makes
+the reply shorter and plainer, so an audit soft_block on length or readability can be satisfied.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+NOT_ADVICE = {
+    "en": "This is general information, not legal advice.",
+    "es": "Esto es información general, no es asesoría legal.",
+}
+INTRO = {
+    "en": "Here is what Texas rules say:",
+    "es": "Esto es lo que dicen las reglas de Texas:",
+}
+NO_ASSERT = {
+    "en": "I'm not certain about the rule for your question, so I won't guess.",
+    "es": "No estoy seguro de la regla para su pregunta, así que no voy a adivinar.",
+}
+NO_ASSERT_HELP = {
+    "en": "211 Texas (call 2-1-1) or a legal aid office can check it with you.",
+    "es": "211 Texas (llame al 2-1-1) o una oficina de ayuda legal pueden revisarlo con usted.",
+}
+PLACES = {
+    "en": "Places that can help:",
+    "es": "Lugares que pueden ayudar:",
+}
+NO_PLACES = {
+    "en": "For help near you, call 211 Texas (2-1-1).",
+    "es": "Para ayuda cerca de usted, llame a 211 Texas (2-1-1).",
+}
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# A full stop after these is part of a legal abbreviation ("U.S.", "Tex.", "art."), not a sentence end.
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:U\.S|U\.S\.C|C\.F\.R|Tex|Gov't|Crim|Proc|Admin|Ann|Stat|Civ|Fam|Occ|Transp|Hum|Res|Elec|Health|"
+    r"Saf|Pen|Const|art|arts|No|Nos|ch|e\.g|i\.e|St|Dr|Inc|Dept|Sec|sec|v|vs|Jr|Sr|Co)\.)$"
+)
+
+
+def _sentences(text: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _SENTENCE.split(text.strip()):
+        if parts and _ABBREVIATION.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"
+        elif piece.strip():
+            parts.append(piece.strip())
+    return parts
+
+
+def _cited(summary: str, citation: str, *, max_sentences: int) -> str:
+    """Attach the citation to every sentence, so each claim carries its own source."""
+    parts = _sentences(summary)[:max_sentences]
+    return " ".join(f"{sentence.rstrip('.')} [{citation}]." for sentence in parts)
+
+
+def _resource_line(resource: Mapping[str, Any], channel: str) -> str:
+    phone = resource.get("phone_display") or resource.get("phone") or ""
+    city = resource.get("city") or ""
+    bits = [str(resource.get("name", ""))]
+    if phone:
+        bits.append(str(phone))
+    if city and channel == "web":
+        bits.append(str(city))
+    return "- " + ", ".join(bit for bit in bits if bit)
+
+
+def render(
+    *,
+    language: str,
+    channel: str,
+    evidence: Sequence[Mapping[str, Any]],
+    gated: bool,
+    resources: Sequence[Mapping[str, Any]],
+    level: int = 0,
+) -> str:
+    """Render a reply in `language`; level 0 is full, 1 compact, 2 minimal."""
+    lang = language if language in NOT_ADVICE else "en"
+    lines: list[str] = []
+    max_evidence = (2, 1, 1)[min(level, 2)]
+    max_sentences = (3, 2, 1)[min(level, 2)]
+    max_resources = (3 if channel == "web" else 2, 2, 1)[min(level, 2)]
+    if gated or not evidence:
+        lines.append(NO_ASSERT[lang] + " " + NO_ASSERT_HELP[lang])
+    else:
+        lines.append(INTRO[lang])
+        lines.extend(
+            _cited(str(item["summary"]), str(item["citation"]), max_sentences=max_sentences)
+            for item in evidence[:max_evidence]
+        )
+    if resources:
+        lines.append(PLACES[lang])
+        lines.extend(_resource_line(resource, channel) for resource in resources[:max_resources])
+    elif not gated:
+        lines.append(NO_PLACES[lang])
+    if not gated and evidence:
+        lines.append(NOT_ADVICE[lang])
+    return "\n".join(lines)
