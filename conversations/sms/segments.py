@@ -1,0 +1,194 @@
+"""SMS text shaping: GSM-7 vs UCS-2 detection, segment counts, GSM-safe punctuation, shortening with MORE.
+
+Pure functions (no Django), so they are tested directly. Segment sizes follow GSM 03.38 / 3GPP 23.040:
+one GSM-7 message holds 160 septets, each part of a multi-part one 153 (the rest is the UDH);
+UCS-2 holds 70 UTF-16 units, 67 per part. Extension characters (e.g. `€ [ ] { }`) take two septets
+and, like surrogate pairs in UCS-2, are never split across parts.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+GSM7_BASIC: Final = frozenset(
+    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
+    "abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+GSM7_EXTENDED: Final = frozenset("^{}\\[~]|€\f")
+
+SINGLE = {"GSM-7": 160, "UCS-2": 70}
+PART = {"GSM-7": 153, "UCS-2": 67}
+
+# Typographic punctuation that phones and drafts produce, mapped to GSM-7 equivalents.
+_PUNCTUATION: Final = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u2039": "'", "\u203a": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+    "\u2026": "...", "\u2022": "-", "\u00b7": "-", "\u25aa": "-", "\u25cf": "-", "\u2023": "-",
+    "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " ", "\u2002": " ", "\u2003": " ",
+    "\t": " ", "\u00b4": "'", "`": "'",
+}
+_ZERO_WIDTH: Final = frozenset("\u200b\u200c\u200d\u2060\ufeff\ufe0e\ufe0f")
+_URL = re.compile(r"https?://\S+")
+_SPACES = re.compile(r"[ ]{2,}")
+_SPACE_BEFORE_NEWLINE = re.compile(r" +\n")
+
+
+@dataclass(frozen=True)
+class SegmentInfo:
+    encoding: str
+    segments: int
+    units: int
+
+
+@dataclass(frozen=True)
+class ShapedSms:
+    text: str
+    remainder: str
+
+
+def encoding_of(text: str) -> str:
+    """'GSM-7' when every character is in the GSM 03.38 default alphabet or its extension, else 'UCS-2'."""
+    return "GSM-7" if all(ch in GSM7_BASIC or ch in GSM7_EXTENDED for ch in text) else "UCS-2"
+
+
+def _units(ch: str, encoding: str) -> int:
+    if encoding == "GSM-7":
+        return 2 if ch in GSM7_EXTENDED else 1
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def segment_info(text: str) -> SegmentInfo:
+    """Encoding, number of SMS parts and length in septets (GSM-7) or UTF-16 units (UCS-2)."""
+    encoding = encoding_of(text)
+    units = sum(_units(ch, encoding) for ch in text)
+    if units == 0:
+        return SegmentInfo(encoding, 0, 0)
+    if units <= SINGLE[encoding]:
+        return SegmentInfo(encoding, 1, units)
+    part, used, segments = PART[encoding], 0, 1
+    for ch in text:
+        size = _units(ch, encoding)
+        if used + size > part:  # an escape pair or surrogate pair never straddles two parts
+            segments += 1
+            used = 0
+        used += size
+    return SegmentInfo(encoding, segments, units)
+
+
+def _is_emoji_or_symbol(ch: str) -> bool:
+    if ch in GSM7_BASIC or ch in GSM7_EXTENDED:
+        return False
+    code = ord(ch)
+    if code > 0xFFFF or 0x2600 <= code <= 0x27BF or 0x2B00 <= code <= 0x2BFF:
+        return True
+    return unicodedata.category(ch) in ("So", "Cs", "Co")
+
+
+def gsm_safe(text: str) -> str:
+    """Replace typographic punctuation with GSM-7 equivalents and drop emoji; letters are left alone.
+
+    Spanish letters such as á or ó are not in GSM-7, so Spanish text may still need UCS-2: changing
+    letters would change words, which a case manager approved as written.
+    """
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFC", text):
+        if ch in _ZERO_WIDTH or _is_emoji_or_symbol(ch):
+            continue
+        out.append(_PUNCTUATION.get(ch, ch))
+    cleaned = _SPACE_BEFORE_NEWLINE.sub("\n", _SPACES.sub(" ", "".join(out)))
+    return "\n".join(line.strip() for line in cleaned.strip().splitlines()).strip()
+
+
+def compact(
+    text: str, *, resources: Sequence[Mapping[str, Any]] = (), citations: Sequence[Mapping[str, Any]] = ()
+) -> tuple[str, str]:
+    """Shorten cards and links: a card line becomes 'Name: phone'; URLs leave the text.
+
+    Returns (compacted text, the one link to keep): the first cited source's URL, or the first URL
+    found in the text.
+    """
+    cards = {str(r.get("name") or "").strip(): str(r.get("phone_display") or r.get("phone") or "").strip() for r in resources}
+    cards.pop("", None)
+    lines = []
+    for line in text.splitlines():
+        stripped = line.lstrip("-* ").strip()
+        name = next((n for n in cards if stripped.startswith(n)), None)
+        if name is not None and line.lstrip().startswith(("-", "*")):
+            lines.append(f"- {name}: {cards[name]}" if cards[name] else f"- {name}")
+        else:
+            lines.append(line)
+    compacted = "\n".join(lines)
+    found = _URL.findall(compacted)
+    link = ""
+    for item in citations:
+        if item.get("url") and item.get("citation") and str(item["citation"]) in compacted:
+            link = str(item["url"])
+            break
+    if not link and found:
+        link = found[0].rstrip(".,;)")
+    compacted = _URL.sub("", compacted)
+    compacted = _SPACES.sub(" ", _SPACE_BEFORE_NEWLINE.sub("\n", compacted))
+    compacted = re.sub(r"\(\s*\)|:\s*$", "", compacted, flags=re.MULTILINE)
+    return "\n".join(line.rstrip() for line in compacted.splitlines() if line.strip()), link
+
+
+def cut(text: str, limit: int) -> tuple[str, str]:
+    """Split before `limit` characters at a line, sentence or word boundary; never inside a word.
+
+    A single word longer than the limit (nothing else fits) is the only case cut hard.
+    """
+    text = text.strip()
+    if len(text) <= limit:
+        return text, ""
+    window = text[: limit + 1]
+    floor = limit // 3  # prefer a clean break, but not one that wastes most of the message
+    for pattern in ("\n", ". ", "? ", "! ", "; ", ", "):
+        at = window.rfind(pattern, 0, limit)
+        if at >= floor:
+            end = at + (1 if pattern != "\n" else 0)
+            return text[:end].rstrip(), text[end:].strip()
+    at = window.rfind(" ", 0, limit + 1)
+    if at > 0:
+        return text[:at].rstrip(), text[at:].strip()
+    return text[:limit], text[limit:].strip()
+
+
+def shape(
+    text: str,
+    *,
+    budget: int,
+    more_hint: str,
+    footer: str = "",
+    resources: Sequence[Mapping[str, Any]] = (),
+    citations: Sequence[Mapping[str, Any]] = (),
+) -> ShapedSms:
+    """Fit a reply into `budget` characters for SMS; the rest is returned as the remainder (sent on MORE).
+
+    `footer` (e.g. the not-legal-advice line) always stays in the first part.
+    """
+    body = gsm_safe(text)
+    footer = gsm_safe(footer)
+    whole = f"{body}\n{footer}".strip()
+    if len(whole) <= budget:
+        return ShapedSms(whole, "")
+    body, link = compact(body, resources=resources, citations=citations)
+    tail = "\n".join(part for part in (link, footer) if part)
+    whole = f"{body}\n{tail}".strip()
+    if len(whole) <= budget:
+        return ShapedSms(whole, "")
+    room = budget - len(more_hint) - len(tail) - 2  # the two joins below
+    moved = ""
+    if room < budget // 3:
+        # A long footer or link would squeeze the reply itself to nothing: send them with the rest.
+        room, moved, tail = budget - len(more_hint) - 1, tail, ""
+    head, rest = cut(body, room)
+    if tail:
+        head = f"{head}\n{tail}"
+    if moved:
+        rest = f"{rest}\n{moved}".strip()
+    return ShapedSms(f"{head} {more_hint}".strip(), rest)

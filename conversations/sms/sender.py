@@ -1,0 +1,147 @@
+"""The outbox worker: claim one approved message, re-check consent and mode, shape it for SMS, send it once.
+
+Exactly-once rests on the claim (`status=approved, claimed_at=None, provider_sid=''` → `sending`
+in one conditional UPDATE): a duplicate task, a redelivered task or a second worker finds nothing to
+claim. A transient error releases the claim for the Celery retry; an ambiguous one (the request may
+have reached Twilio) is never retried automatically.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+
+from audit.services import audit_event_record
+from conversations import crypto
+from conversations.models import Contact, Conversation, OutboundMessage
+from conversations.sms import gateway, segments
+from conversations.sms.services import contact_opt_out_by_carrier
+from conversations.sms.texts import NOTICE_VERSION, text_for
+from conversations.workflow.templates import NOT_ADVICE
+
+logger = logging.getLogger(__name__)
+
+Status = OutboundMessage.Status
+Kind = OutboundMessage.Kind
+
+# While a case manager has the conversation only their messages, crisis handoffs and the fixed
+# compliance answers (STOP/START/HELP confirmations, which carry no navigator content) may go out.
+HUMAN_MODE_KINDS: Final = frozenset({Kind.CRISIS, Kind.HUMAN, Kind.KEYWORD})
+DEFAULT_MAX_CHARS: Final = 320
+
+
+def sms_max_chars() -> int:
+    return int(getattr(settings, "SMS_MAX_CHARS", DEFAULT_MAX_CHARS))
+
+
+def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bool]:
+    """The text to send, the remainder kept for MORE, and whether the first-contact notice is included."""
+    language = message.conversation.language
+    state: dict[str, Any] = (message.turn.state or {}) if message.turn_id else {}
+    if message.kind == Kind.CRISIS:
+        # A crisis handoff is sent whole: nobody should have to reply MORE to get the number to call.
+        text, remainder = segments.gsm_safe(message.body), ""
+    else:
+        body, footer = message.body, ""
+        for disclaimer in NOT_ADVICE.values():
+            if disclaimer in body:
+                body, footer = body.replace(disclaimer, "").strip(), disclaimer
+        shaped = segments.shape(
+            body,
+            budget=sms_max_chars(),
+            more_hint=text_for("more_hint", language),
+            footer=footer,
+            resources=state.get("resources") or [],
+            citations=[item for item in state.get("evidence") or [] if item.get("assertable")],
+        )
+        text, remainder = shaped.text, shaped.remainder
+    with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
+    if with_notice:
+        text = f"{text}\n{segments.gsm_safe(text_for('first_contact', language))}"
+    return text, remainder, with_notice
+
+
+def _status_callback_url(message_id: str) -> str | None:
+    base = settings.PUBLIC_BASE_URL
+    if not base:
+        return None  # Twilio can only call back a public URL
+    return f"{base.rstrip('/')}{reverse('sms-status')}?m={message_id}"
+
+
+def _finish(message_id: object, status: str, *, action: str, data: dict[str, Any], **fields: Any) -> None:
+    with transaction.atomic():
+        OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=status, **fields)
+        audit_event_record(action=action, object_type="outbound", object_id=message_id, data=data)
+
+
+def outbound_deliver(*, message_id: object) -> str:
+    """Send one approved message at most once; returns what happened. Raises SmsError only when a retry can help."""
+    now = timezone.now()
+    claimed = OutboundMessage.objects.filter(id=message_id, status=Status.APPROVED, claimed_at=None, provider_sid="").update(
+        status=Status.SENDING, claimed_at=now, attempts=F("attempts") + 1
+    )
+    if claimed != 1:
+        return "skipped"
+    message = OutboundMessage.objects.select_related("conversation", "conversation__contact", "turn").get(pk=message_id)
+    contact = message.conversation.contact
+    # Re-checked here, right before the send: the person may have texted STOP or a case manager
+    # may have taken over after the message was approved.
+    if contact.opted_out and message.purpose != "opt_out_confirmation":
+        _finish(message_id, Status.SUPPRESSED, action="outbound.suppressed", data={"reason": "opted_out", "kind": message.kind})
+        return "suppressed"
+    if message.conversation.mode == Conversation.Mode.HUMAN and message.kind not in HUMAN_MODE_KINDS:
+        _finish(message_id, Status.SUGGESTED, action="outbound.suppressed", data={"reason": "human_mode", "kind": message.kind}, claimed_at=None)
+        return "human_mode"
+    if message.segments == 0:
+        # Shaped once: a retry sends the same text and does not add the notice twice.
+        text, remainder, with_notice = compose(message, contact=contact)
+        info = segments.segment_info(text)
+        message.body, message.remainder, message.segments, message.encoding = text, remainder, info.segments, info.encoding
+        OutboundMessage.objects.filter(pk=message_id).update(body=text, remainder=remainder, segments=info.segments, encoding=info.encoding)
+    else:
+        with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
+    try:
+        sent = gateway.send_sms(to=crypto.decrypt(contact.phone_encrypted), body=message.body, status_callback=_status_callback_url(str(message_id)))
+    except gateway.SmsError as exc:
+        if not exc.permanent:
+            OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=Status.APPROVED, claimed_at=None, error_code=exc.code[:20])
+            logger.warning("outbound %s: transient send error %s, will retry", message_id, exc.code)
+            raise
+        _finish(message_id, Status.FAILED, action="outbound.failed", data={"code": exc.code, "kind": message.kind}, error_code=exc.code[:20])
+        if exc.code == str(gateway.OPTED_OUT_CODE):
+            contact_opt_out_by_carrier(contact_id=contact.pk)
+        return "failed"
+    sent_at = timezone.now()
+    with transaction.atomic():
+        fields = {"provider_sid": sent.sid[:64], "sent_at": sent_at, "error_code": ""}
+        # A status callback may have moved the row on already; then only the SID and time are added.
+        if not OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=Status.SENT, provider_status=sent.status[:20], **fields):
+            OutboundMessage.objects.filter(pk=message_id).update(**fields)
+        if with_notice:
+            Contact.objects.filter(pk=contact.pk, consent_version="").update(consent_version=NOTICE_VERSION, consent_at=sent_at)
+        audit_event_record(
+            action="outbound.sent", object_type="outbound", object_id=message_id,
+            data={"kind": message.kind, "segments": message.segments, "encoding": message.encoding, "attempts": message.attempts, "notice": with_notice},
+        )
+    return "sent"
+
+
+def outbound_give_up(*, message_id: object, code: str) -> None:
+    """Mark a message failed after the last retry (its claim was released by the failed attempt)."""
+    with transaction.atomic():
+        if OutboundMessage.objects.filter(pk=message_id, status=Status.APPROVED, claimed_at=None).update(status=Status.FAILED, error_code=code[:20]):
+            audit_event_record(action="outbound.failed", object_type="outbound", object_id=message_id, data={"code": code, "retries_exhausted": True})
+
+
+def outbound_preview(*, message_id: object) -> dict[str, Any]:
+    """What the person would receive now (for the approval screen): text, remainder, encoding, segments."""
+    message = OutboundMessage.objects.select_related("conversation", "conversation__contact", "turn").get(pk=message_id)
+    text, remainder, with_notice = compose(message, contact=message.conversation.contact)
+    info = segments.segment_info(text)
+    return {"text": text, "remainder": remainder, "notice": with_notice, "encoding": info.encoding, "segments": info.segments}
