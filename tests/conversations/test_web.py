@@ -1,0 +1,181 @@
+"""The web chat's page, PWA files and session endpoints: notice, history, start over, delete, rate limits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.test import Client
+from django.utils import translation
+
+from audit.log import AuditEvent
+from conversations import web
+from conversations.models import Contact, Conversation, NodeRun, Turn
+from conversations.web_services import NOTICE_VERSION
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_limits() -> None:
+    cache.clear()
+
+
+def start(client: Client, language: str = "en") -> dict:
+    created = client.post("/api/v1/conversations/", {"language": language}, content_type="application/json").json()
+    consent = client.post(f"/api/v1/conversations/{created['conversation_id']}/consent", {"version": NOTICE_VERSION}, content_type="application/json")
+    assert consent.status_code == 200
+    return created
+
+
+def post(client: Client, conversation: dict, text: str, key: str, **extra: object) -> object:
+    return client.post(f"/api/v1/conversations/{conversation['conversation_id']}/turns/", {"text": text, "client_message_id": key}, content_type="application/json", **extra)
+
+
+def test_the_page_has_the_crisis_line_the_notice_and_its_version(client: Client) -> None:
+    html = client.get("/").content.decode()
+    assert 'href="tel:988"' in html and 'href="sms:988"' in html
+    assert NOTICE_VERSION in html
+    assert f"{settings.RETENTION_DAYS} days" in html
+    assert "This is not a lawyer." in html
+    config = json.loads(html.split('id="pathways-config" type="application/json">')[1].split("</script>")[0])
+    assert config["tile_url"] == settings.MAP_TILE_URL
+    assert "leaflet" not in html.split('id="pathways-i18n"')[0]  # the map code is loaded only when a reply needs it
+
+
+def test_switching_to_spanish_keeps_the_choice_and_translates_the_page(client: Client) -> None:
+    switch = client.get("/?lang=es")
+    assert switch.status_code == 302 and switch.cookies[settings.LANGUAGE_COOKIE_NAME].value == "es"
+    html = client.get("/").content.decode()
+    assert '<html lang="es">' in html
+    assert "Antes de empezar" in html and "Llame al 988" in html
+    assert f"Guardamos sus mensajes durante {settings.RETENTION_DAYS} días" in html
+
+
+def test_every_script_string_has_a_spanish_translation() -> None:
+    with translation.override("en"):
+        english = web._catalog()
+    with translation.override("es"):
+        spanish = web._catalog()
+    same = {key for key in english if english[key] == spanish[key]}
+    assert same <= {"navigator"}, same  # "Pathways" is a name
+
+
+def test_the_compiled_catalog_matches_the_po_file() -> None:
+    po = (ROOT / "locale/es/LC_MESSAGES/django.po").stat().st_mtime
+    mo = (ROOT / "locale/es/LC_MESSAGES/django.mo").stat().st_mtime
+    assert mo >= po - 1, "run msgfmt (or compilemessages) after editing the .po file"
+
+
+def test_without_a_cookie_there_is_no_current_conversation(client: Client) -> None:
+    response = client.get("/api/v1/conversations/current/")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "no_conversation"
+
+
+def test_accepting_the_notice_records_its_version_on_the_contact(client: Client) -> None:
+    conversation = start(client)
+    contact = Conversation.objects.get(pk=conversation["conversation_id"]).contact
+    assert contact.consent_version == NOTICE_VERSION and contact.consent_at is not None
+    stale = client.post(f"/api/v1/conversations/{conversation['conversation_id']}/consent", {"version": "1999-old"}, content_type="application/json")
+    assert stale.status_code == 409
+
+
+def test_the_cookie_brings_back_the_history_after_a_reload(client: Client) -> None:
+    conversation = start(client)
+    reply = post(client, conversation, "need a state ID in Houston", "h1").json()
+    current = client.get("/api/v1/conversations/current/").json()
+    assert current["conversation_id"] == conversation["conversation_id"]
+    assert current["consent_version"] == NOTICE_VERSION
+    assert [turn["turn_id"] for turn in current["turns"]] == [reply["turn_id"]]
+    assert current["turns"][0]["reply"] == reply["reply"]
+
+
+def test_start_over_opens_a_new_empty_conversation_for_the_same_person(client: Client) -> None:
+    conversation = start(client)
+    post(client, conversation, "food bank in austin", "s1")
+    restarted = client.post("/api/v1/conversations/current/restart").json()
+    assert restarted["conversation_id"] != conversation["conversation_id"]
+    assert restarted["consent_version"] == NOTICE_VERSION
+    current = client.get("/api/v1/conversations/current/").json()
+    assert current["conversation_id"] == restarted["conversation_id"] and current["turns"] == []
+    old = Conversation.objects.get(pk=conversation["conversation_id"])
+    assert old.contact_id == Conversation.objects.get(pk=restarted["conversation_id"]).contact_id
+
+
+def test_delete_erases_turns_and_node_runs_and_logs_only_counts(client: Client) -> None:
+    keep = start(Client())
+    post(Client(), keep, "a job in dallas", "k1", HTTP_AUTHORIZATION=f"Bearer {keep['token']}")
+    conversation = start(client)
+    post(client, conversation, "my number is 512-555-0199, need housing in Austin", "d1")
+    turn_ids = list(Turn.objects.filter(conversation_id=conversation["conversation_id"]).values_list("pk", flat=True))
+    response = client.delete(f"/api/v1/conversations/{conversation['conversation_id']}/")
+    assert response.status_code == 204
+    assert response.cookies["pathways_token"].value == ""
+    assert not Conversation.objects.filter(pk=conversation["conversation_id"]).exists()
+    assert not Turn.objects.filter(pk__in=turn_ids).exists()
+    assert not NodeRun.objects.filter(turn_id__in=turn_ids).exists()
+    assert Turn.objects.filter(conversation_id=keep["conversation_id"]).count() == 1
+    event = AuditEvent.objects.get(action="conversation.deleted", object_id=conversation["conversation_id"])
+    assert event.data["turns"] == 1 and event.data["node_runs"] >= 1
+    assert "housing" not in json.dumps(event.data) and "Austin" not in json.dumps(event.data)
+    assert client.get("/api/v1/conversations/current/").status_code == 404
+
+
+def test_another_session_cannot_delete_a_conversation(client: Client) -> None:
+    conversation = start(client)
+    other = start(Client())
+    response = Client().delete(f"/api/v1/conversations/{conversation['conversation_id']}/", HTTP_AUTHORIZATION=f"Bearer {other['token']}")
+    assert response.status_code == 403
+    assert Conversation.objects.filter(pk=conversation["conversation_id"]).exists()
+
+
+def test_the_session_limit_refuses_in_the_persons_language_and_records_nothing(client: Client, settings: object) -> None:
+    settings.CHAT_RATE_LIMIT_SESSION = 2
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    conversation = start(client, "es")
+    assert post(client, conversation, "comida en austin", "r1").status_code == 201
+    assert post(client, conversation, "trabajo en austin", "r2").status_code == 201
+    refused = post(client, conversation, "vivienda en austin", "r3")
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert "Espere un minuto" in refused.json()["error"]["message"]
+    assert not Turn.objects.filter(idempotency_key="r3").exists()
+
+
+def test_the_ip_limit_covers_every_conversation_from_one_address(settings: object) -> None:
+    settings.CHAT_RATE_LIMIT_IP = 3
+    statuses = []
+    for n in range(4):
+        client = Client(REMOTE_ADDR="203.0.113.9")
+        conversation = start(client)
+        statuses.append(post(client, conversation, "food bank in austin", f"ip{n}").status_code)
+    assert statuses == [201, 201, 201, 429]
+    other = Client(REMOTE_ADDR="198.51.100.7")
+    assert post(other, start(other), "food bank in austin", "other").status_code == 201
+
+
+def test_the_service_worker_is_served_from_the_root_with_the_shell_assets(client: Client) -> None:
+    response = client.get("/sw.js")
+    assert response["Content-Type"].startswith("text/javascript")
+    body = response.content.decode()
+    assert '"/static/chat/chat.js"' in body and "__SHELL_ASSETS__" not in body and "__CACHE_VERSION__" not in body
+
+
+def test_the_manifest_points_at_icons_that_exist(client: Client) -> None:
+    manifest = json.loads(client.get("/manifest.webmanifest").content)
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        path = ROOT / "static" / icon["src"].removeprefix("/static/")
+        assert path.exists(), icon["src"]
+    assert (ROOT / "static/vendor/leaflet/LICENSE").exists()
+
+
+def test_a_web_contact_keeps_no_phone(client: Client) -> None:
+    conversation = start(client)
+    contact = Contact.objects.get(conversations__pk=conversation["conversation_id"])
+    assert contact.channel == "web" and contact.phone_encrypted == ""
