@@ -1,0 +1,92 @@
+"""Caseload data: clients entered by staff, their linked contacts, and admin-only proxies.
+
+A Client is the staff-side record of a person (name and notes typed by staff, never by the
+navigator); a ClientContact links one channel identity (web session or SMS number) to one client.
+`Queue` and `Dashboard` are proxies that give the approval queue and the dashboard their admin
+URLs (/admin/caseload/queue/, /admin/caseload/dashboard/) without tables of their own.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from conversations.models import Contact, OutboundMessage, Turn
+
+
+class Client(models.Model):
+    """A person on a case manager's caseload."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused (no contact expected)"
+        CLOSED = "closed", "Closed"
+
+    class Supervision(models.TextChoices):
+        PAROLE = "parole", "Parole"
+        MANDATORY = "mandatory_supervision", "Mandatory supervision"
+        PROBATION = "probation", "Probation (community supervision)"
+        NONE = "none", "None (discharged)"
+        UNKNOWN = "unknown", "Unknown"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=150, help_text="entered by staff")
+    notes = models.TextField(blank=True, help_text="staff notes; never shown to the navigator or sent to a model")
+    case_manager = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="clients",
+        help_text="empty: the client's flags go to the on-call queue",
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE, db_index=True)
+    release_date = models.DateField(null=True, blank=True)
+    supervision_type = models.CharField(max_length=24, choices=Supervision.choices, default=Supervision.UNKNOWN)
+    contacts = models.ManyToManyField(Contact, through="ClientContact", related_name="clients", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        indexes = [models.Index(fields=["case_manager", "status"], name="client_caseload_idx")]
+        permissions = [
+            ("view_all_clients", "See every client and conversation (supervisor)"),
+            ("approve_outbound", "Approve, edit or reject outbound messages"),
+            ("take_over_conversation", "Take over and hand back conversations, reply by SMS"),
+            ("view_oncall_queue", "See flagged conversations that have no case manager"),
+            ("view_dashboard", "See the supervisor dashboard"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ClientContact(models.Model):
+    """One channel identity of a client; a contact belongs to at most one client."""
+
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="client_contacts")
+    contact = models.OneToOneField(Contact, on_delete=models.CASCADE, related_name="client_link")
+    linked_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.contact} → {self.client_id}"
+
+
+class Queue(OutboundMessage):
+    """Admin handle for the approval queue (a view over pending OutboundMessages)."""
+
+    class Meta:
+        proxy = True
+        default_permissions = ()
+        verbose_name = "approval queue"
+        verbose_name_plural = "approval queue"
+
+
+class Dashboard(Turn):
+    """Admin handle for the supervisor dashboard (aggregates over Turns and the outbox)."""
+
+    class Meta:
+        proxy = True
+        default_permissions = ()
+        verbose_name = "dashboard"
+        verbose_name_plural = "dashboard"
