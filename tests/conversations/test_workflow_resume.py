@@ -85,7 +85,7 @@ def test_a_node_that_keeps_failing_ends_in_a_conservative_escalation() -> None:
     assert result.reply
 
 
-def test_database_url() -> str:
+def _test_database_url() -> str:
     """The configured DATABASE_URL, pointed at the test database this session created."""
     parts = urlsplit(settings.DATABASE_URL)
     return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
@@ -108,7 +108,7 @@ services.turn_run(turn_id=sys.argv[1])
 @pytest.mark.slow
 def test_a_killed_process_leaves_a_turn_that_resumes_from_its_last_checkpoint() -> None:
     turn = start()
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="pathways_site.settings", DATABASE_URL=test_database_url())
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="pathways_site.settings", DATABASE_URL=_test_database_url())
     result = subprocess.run([sys.executable, "-c", KILLER, str(turn.pk)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False)
     assert result.returncode == 17, result.stderr[-2000:]
     crashed = Turn.objects.get(pk=turn.pk)
