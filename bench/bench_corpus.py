@@ -6,7 +6,7 @@
    hybrid side by side. Targets: recall@5 >= 0.90, MRR >= 0.75, gate hands off >= 90 % of
    unanswerable questions and blocks <= 10 % of answerable ones.
 3. Scale: a separate database `bench_corpus` on the same server gets BENCH_CORPUS_ROWS (default
-   100,000) synthetic vectors, an HNSW index (vector_cosine_ops, m=16, ef_construction=64) is built
+   100,000) synthetic vectors, an HNSW index (vector_cosine_ops, m=24, ef_construction=128) is built
    and timed, and 200 real questions are embedded and searched. Recall@10 is measured against an
    exact (brute-force) search for several `hnsw.ef_search` values. Targets: p95 <= 40 ms including
    embedding, recall@10 >= 0.95. The database is dropped afterwards (BENCH_KEEP_DB=1 keeps it).
@@ -54,7 +54,7 @@ RESULTS = ROOT / "bench" / "results" / "corpus.json"
 LATENCY_QUERIES = 500
 SCALE_ROWS = int(os.environ.get("BENCH_CORPUS_ROWS", "100000"))
 SCALE_QUERIES = 200
-EF_SEARCH = (40, 64, 100, 200)
+EF_SEARCH = (40, 100, 200, 400)
 BENCH_DB = "bench_corpus"
 
 
@@ -164,7 +164,7 @@ def bench_scale() -> dict[str, object]:
             start = time.perf_counter()
             conn.execute(
                 "CREATE INDEX entries_hnsw ON entries USING hnsw (embedding vector_cosine_ops) "
-                "WITH (m = 16, ef_construction = 64)"
+                "WITH (m = 24, ef_construction = 128)"
             )
             build_s = time.perf_counter() - start
             conn.execute("ANALYZE entries")
@@ -202,7 +202,7 @@ def bench_scale() -> dict[str, object]:
             "rows": SCALE_ROWS,
             "synthetic": "convex mix of two real entry embeddings + N(0, 0.03) noise, normalised",
             "copy_load_s": round(load_s, 2),
-            "index": "hnsw vector_cosine_ops m=16 ef_construction=64",
+            "index": "hnsw vector_cosine_ops m=24 ef_construction=128",
             "index_build_s": round(build_s, 2),
             "queries": SCALE_QUERIES,
             "by_ef_search": by_ef,

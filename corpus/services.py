@@ -120,7 +120,7 @@ def corpus_load(*, path: Path | None = None, import_review: bool = True) -> Load
         entry.import_hash = import_hash
         pending.append((record, entry, created))
         if record.get("verified") and not _importable_review(record):
-            report.warnings.append(f"{record['slug']}: verified but lacks a source URL or excerpt; left unreviewed")
+            report.warnings.append(f"{record['slug']}: verified but repealed or lacking a source URL or excerpt; left unreviewed")
 
     # Embed in one batch: the model's per-call overhead dominates single-text calls.
     to_embed = [
