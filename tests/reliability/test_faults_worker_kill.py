@@ -15,7 +15,7 @@ from celery import Celery
 
 from conversations import services
 from conversations.models import NodeRun, Turn
-from tests.conversations.test_workflow_resume import test_database_url as _database_url
+from tests.conversations.test_workflow_resume import _test_database_url as _database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
