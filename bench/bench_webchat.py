@@ -45,6 +45,7 @@ import psycopg  # noqa: E402
 import websockets  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from bench.bench_sms import _wait_http  # noqa: E402
 from conversations.web_services import NOTICE_VERSION  # noqa: E402
 
 DB_NAME = "bench_webchat"
@@ -194,17 +195,11 @@ def main() -> int:
     log_path.parent.mkdir(exist_ok=True)
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], cwd=ROOT, env=env, stdout=log_path.open("w"), stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                print(f"server did not start, see {log_path}")
-                return 1
-            time.sleep(0.3)
+        try:
+            _wait_http(f"{base}/healthz")
+        except RuntimeError:
+            print(f"server did not start, see {log_path}")
+            return 1
         with httpx.Client(base_url=base, timeout=120) as client:  # load the embedding model before measuring
             created = client.post("/api/v1/conversations/", json={}).json()
             client.post(f"/api/v1/conversations/{created['conversation_id']}/turns/", json={"text": "warm up: food in Austin", "client_message_id": "warm"}, headers={"Authorization": f"Bearer {created['token']}"})

@@ -377,7 +377,10 @@ class OutboundMessageAdmin(ScopedReadOnlyAdmin):
 
 
 class _PageAdmin(admin.ModelAdmin):
-    """A proxy-backed admin page: no add/change/delete, one permission decides who sees it."""
+    """A proxy-backed admin page: no add/change/delete, one permission decides who sees it.
+
+    Subclasses define `page_view(request)`, which `get_urls` mounts as the page.
+    """
 
     permission = ""
 
@@ -404,8 +407,6 @@ class _PageAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
 
-    def page_view(self, request: HttpRequest) -> HttpResponse:
-        raise NotImplementedError
 
 
 @admin.register(Queue)

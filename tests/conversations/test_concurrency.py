@@ -2,38 +2,14 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-
 import pytest
-from django.db import connection
 
 from conversations import services
 from conversations.errors import IdempotencyConflict
 from conversations.models import NodeRun, Turn
+from tests.conversations.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def in_threads(count: int, work: Callable[[int], object]) -> list[object]:
-    results: list[object] = [None] * count
-    barrier = threading.Barrier(count)
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = work(index)
-        except Exception as exc:  # noqa: BLE001 - collected and asserted on
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def test_parallel_deliveries_of_one_message_create_exactly_one_turn() -> None:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 import pytest
-from django.db import connection
 from django.test import Client
 
 from conversations import background, services
@@ -14,29 +12,9 @@ from conversations.models import InboundSms, OutboundMessage, Turn
 from conversations.sms import sender
 from conversations.sms import services as sms_services
 from tests.conversations.sms.conftest import ACCOUNT_SID, FROM_NUMBER, PERSON, sign
+from tests.conversations.threads import in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def in_threads(count: int, work: Callable[[int], object]) -> list[object]:
-    results: list[object] = [None] * count
-    barrier = threading.Barrier(count)
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = work(index)
-        except Exception as exc:  # noqa: BLE001 - collected and asserted on
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return results
 
 
 def signed_post(sid: str, body: str, sender_number: str = PERSON) -> int:
