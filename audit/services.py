@@ -29,7 +29,8 @@ def audit_event_record(
     payload = json.loads(json.dumps(data or {}, default=str))
     if len(json.dumps(payload)) > MAX_DATA_BYTES:
         raise ValueError("audit event data is limited to 4 KB of structured facts, never content")
-    with transaction.atomic():
+    # No savepoint: an event that cannot be written must take the caller's change down with it.
+    with transaction.atomic(savepoint=False):
         with connection.cursor() as cursor:
             # Held to the end of the transaction: the next appender reads our hash, not the old tail.
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CHAIN_LOCK_KEY])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -10,7 +11,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from conversations import selectors
 from conversations.errors import ConversationError
-from conversations.events import conversation_group
+from conversations.events import conversation_group, server_loop_register
 
 
 class ConversationProgressConsumer(AsyncJsonWebsocketConsumer):
@@ -28,6 +29,7 @@ class ConversationProgressConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4403)
             return
         self.group = conversation_group(str(conversation_id))
+        server_loop_register(asyncio.get_running_loop())
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 

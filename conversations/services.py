@@ -75,11 +75,8 @@ def turn_start(
         raise MessageTooLong(f"Messages are limited to {MAX_MESSAGE_CHARS} characters. Please send a shorter message.")
     if not idempotency_key or len(idempotency_key) > 100:
         raise IdempotencyConflict("A message id of 1 to 100 characters is required.", code="bad_idempotency_key")
-    existing = Turn.objects.filter(conversation=conversation, idempotency_key=idempotency_key).first()
     crisis = detect_crisis(text)
     redacted = redact(text).text
-    if existing is not None:
-        return _same_or_conflict(existing, redacted), False
     channel = channel or conversation.channel
     standalone = _standalone(conversation, redacted)
     # Where the person said they are stays true for the next question unless they name another place.
@@ -115,7 +112,7 @@ def turn_start(
                 started_at=timezone.now(),
             )
     except IntegrityError:
-        # A concurrent request with the same key won the insert.
+        # The key was used before (a retry), or a concurrent request with it won the insert.
         existing = Turn.objects.get(conversation=conversation, idempotency_key=idempotency_key)
         return _same_or_conflict(existing, redacted), False
     return turn, True

@@ -272,10 +272,12 @@ def search(
     k: int = 5,
     leg: str = "hybrid",
     params: dict[str, float] | None = None,
+    vector: list[float] | None = None,
 ) -> RetrievalResult:
     """Rank corpus entries for a question and decide whether they may be asserted.
 
-    `leg` ("lexical" or "semantic") exists for calibration: it ranks with one leg only.
+    `leg` ("lexical" or "semantic") exists for calibration: it ranks with one leg only. `vector`
+    is the question's embedding when the caller already has it (one question, several searches).
     Raises QueryError for an empty query, unknown language/category or bad k — before any I/O.
     """
     text, warnings = clean_query(query)
@@ -286,9 +288,11 @@ def search(
     floor = float(params["floor"]) if params is not None else confidence_floor()
     params = params or calibration()
 
-    from corpus.embeddings import embed_one
+    if vector is None:
+        from corpus.embeddings import embed_one
 
-    candidates = _fetch(text, embed_one(text), category)
+        vector = embed_one(text)
+    candidates = _fetch(text, vector, category)
     return decide(
         text=text, language=language, category=category, k=k, candidates=candidates,
         leg=leg, params=params, floor=floor, warnings=warnings,

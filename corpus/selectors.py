@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+from corpus.embeddings import embed_one
 from corpus.models import CorpusEntry
-from corpus.retrieval import search
+from corpus.retrieval import clean_query, search, validate_options
 from corpus.types import EvidenceHit, RetrievalResult
 
 
-def corpus_search(*, query: str, language: str = "en", category: str | None = None, k: int = 5) -> RetrievalResult:
+def corpus_search(
+    *, query: str, language: str = "en", category: str | None = None, k: int = 5, widen_if_gated: bool = False
+) -> RetrievalResult:
     """Return ranked evidence for a question, its confidence and whether the gate closed.
 
-    Raises corpus.errors.QueryError (http_status 400) for an empty query or unknown category,
-    without touching the database. A gated result must not be asserted: hand off instead.
+    With `widen_if_gated`, a category search whose gate closes is retried over every category
+    (a question can be answered by a rule filed under a neighbouring one), reusing the question's
+    embedding. Raises corpus.errors.QueryError (http_status 400) for an empty query or unknown
+    category, without touching the database. A gated result must not be asserted: hand off instead.
     """
-    return search(query=query, language=language, category=category, k=k)
+    text, _warnings = clean_query(query)
+    validate_options(language=language, category=category, k=k)
+    vector = embed_one(text)
+    result = search(query=query, language=language, category=category, k=k, vector=vector)
+    if widen_if_gated and result.gated and category is not None:
+        wider = search(query=query, language=language, category=None, k=k, vector=vector)
+        if not wider.gated:
+            return wider
+    return result
 
 
 def corpus_entry_get(*, slug: str, language: str = "en") -> EvidenceHit | None:

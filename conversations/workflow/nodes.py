@@ -156,12 +156,7 @@ def retrieve(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     language = view["language"] or "en"
     category = view["top_need"] if view["top_need"] not in (None, "other") else None
     try:
-        result = corpus_search(query=query, language=language, category=category, k=5)
-        if result.gated and category:
-            # A question can be answered by a rule filed under a neighbouring category.
-            wider = corpus_search(query=query, language=language, category=None, k=5)
-            if not wider.gated:
-                result = wider
+        result = corpus_search(query=query, language=language, category=category, k=5, widen_if_gated=True)
     except QueryError as exc:
         return NodeResult("gated", {"evidence": [], "gated": True, "gate": {"gated": True, "reason": exc.code}, "retrieval": {"confidence": 0.0, "gated": True}}, {"error": exc.code})
     decision = apply_gate(result, result.floor)

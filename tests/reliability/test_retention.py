@@ -167,13 +167,23 @@ def test_a_case_manager_cannot_erase(cast, client) -> None:
 
 
 def test_progress_events_on_the_channel_layer_carry_no_message_text(monkeypatch, django_capture_on_commit_callbacks) -> None:
+    import time
+
     from conversations import events
 
     sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(events, "async_to_sync", lambda fn: lambda group, payload: sent.append(payload))
+
+    class RecordingLayer:
+        async def group_send(self, group: str, payload: dict[str, Any]) -> None:
+            sent.append(payload)
+
+    monkeypatch.setattr(events, "get_channel_layer", RecordingLayer)
     conversation, _ = services.conversation_create(channel="web")
     turn, _ = services.turn_start(conversation=conversation, text=f"where can I get an ID {OLD}", idempotency_key="k1")
     with django_capture_on_commit_callbacks(execute=True):
         services.turn_run(turn_id=turn.pk)
+    deadline = time.monotonic() + 5  # events leave on the publisher's loop, after the turn returns
+    while len(sent) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert len(sent) >= 5
     assert all(OLD not in str(payload) and "Houston" not in str(payload) for payload in sent)
