@@ -4,12 +4,21 @@ With eager Celery (no REDIS_URL) `task.delay()` would run inline, inside the web
 that asked for it. Webhooks must answer at once (Twilio gives up after 15 s and retries), so eager
 work goes to a bounded thread pool instead. Callers pass ids, never objects, and call this from
 `transaction.on_commit`, so the worker sees committed rows.
+
+With a broker, messages are published by one long-lived thread per process, in order: the request
+only queues them. Publishing from each request's own thread built a Celery result backend per
+thread (Celery keeps it thread-local) and cost a webhook ~3 ms. If the process dies before a queued
+message is published, the beat sweepers pick the work up from the database (pending inbound SMS
+after 30 s, stale turns after 60 s, approved-but-unsent messages after 5 min).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import queue
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -22,6 +31,10 @@ _POOL_SIZE = 2  # bounded: the dev server shares two cores with PostgreSQL
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pending: set[Future[Any]] = set()
+_outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] | None = None
+_outbox_pid: int | None = None
+_unpublished = 0
+_published = threading.Condition(_lock)
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -54,13 +67,42 @@ def task_dispatch(task: Any, *args: Any) -> None:
     are already committed, and every dispatched task is idempotent (turns resume from their
     checkpoint, sends are claimed), so running it here is safe and loses nothing.
     """
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        _run_locally(task, args)
+        return
+    global _unpublished  # noqa: PLW0603 - counted for background_join
+    with _lock:
+        _unpublished += 1
+    _publisher().put((task, args))
+
+
+def _publisher() -> queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]:
+    """This process's publishing queue and thread (recreated after a fork: threads do not survive it)."""
+    global _outbox, _outbox_pid
+    with _lock:
+        if _outbox is None or _outbox_pid != os.getpid():
+            _outbox, _outbox_pid = queue.SimpleQueue(), os.getpid()
+            threading.Thread(target=_publish_forever, args=(_outbox,), name="pathways-publisher", daemon=True).start()
+        return _outbox
+
+
+def _publish_forever(outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]) -> None:
+    global _unpublished  # noqa: PLW0603 - counted for background_join
+    while True:
+        task, args = outbox.get()
         try:
             # Nobody waits on these results: skip the result backend, so publishing needs only the broker.
             task.apply_async(args=list(args), ignore_result=True, retry_policy=_PUBLISH_RETRY)
-            return
         except Exception as exc:  # noqa: BLE001 - kombu/redis raise several types; any of them means "no broker"
             logger.warning("broker unavailable (%s): running %s in this process", type(exc).__name__, getattr(task, "name", task))
+            _run_locally(task, args)
+        finally:
+            with _lock:
+                _unpublished -= 1
+                _published.notify_all()
+
+
+def _run_locally(task: Any, args: tuple[Any, ...]) -> None:
     future = _executor().submit(_run_eager, task, args)
     with _lock:
         _pending.add(future)
@@ -73,10 +115,19 @@ def _forget(future: Future[Any]) -> None:
 
 
 def background_join(timeout: float = 30.0) -> bool:
-    """Wait for queued eager work (tests, benchmarks); True when everything finished."""
-    with _lock:
-        pending = set(_pending)
-    if not pending:
-        return True
-    _, not_done = wait(pending, timeout=timeout)
-    return not not_done
+    """Wait until queued work was published and local work finished, including work that work queued
+    (tests, benchmarks); True when everything is done."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _lock:
+            while _unpublished > 0:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                _published.wait(left)
+            pending = set(_pending)
+        if not pending:
+            return True
+        _, not_done = wait(pending, timeout=max(0.0, deadline - time.monotonic()))
+        if not_done:
+            return False

@@ -203,11 +203,14 @@ class OutboundMessage(models.Model):
 class InboundSms(models.Model):
     """One inbound SMS webhook, recorded before anything else happens: its MessageSid is the idempotency key.
 
-    Only the redacted body is kept. A row is `processed` once it became a turn or a keyword action;
-    rows held by the per-number rate limit stay unprocessed until a beat task picks them up.
+    Only the redacted body is kept. The webhook writes a `pending` row (the number encrypted and
+    hashed, no contact yet) and a worker decides it: contact, keyword, rate limit, turn. Then the
+    encrypted number is cleared (the contact holds it). A row is `processed` once it became a turn or
+    a keyword action; rows held by the per-number rate limit stay unprocessed until a beat task picks them up.
     """
 
     class Outcome(models.TextChoices):
+        PENDING = "pending", "Received, not yet decided"
         TURN = "turn", "Turn started"
         KEYWORD = "keyword", "Keyword"
         HELD = "held", "Held by the rate limit"
@@ -216,8 +219,10 @@ class InboundSms(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     message_sid = models.CharField(max_length=64, unique=True)
     idempotency_token = models.CharField(max_length=100, blank=True, help_text="Twilio's I-Twilio-Idempotency-Token header")
-    contact = models.ForeignKey(Contact, on_delete=models.CASCADE, related_name="inbound_sms")
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="inbound_sms")
+    contact = models.ForeignKey(Contact, on_delete=models.CASCADE, related_name="inbound_sms", null=True, blank=True)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="inbound_sms", null=True, blank=True)
+    phone_hash = models.CharField(max_length=64, blank=True, help_text="HMAC of the E.164 number, for the worker's contact lookup")
+    phone_encrypted = models.TextField(blank=True, help_text="the sender, encrypted; cleared once the row is decided")
     redacted_body = models.TextField(blank=True)
     keyword = models.CharField(max_length=20, blank=True)
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
@@ -236,6 +241,7 @@ class InboundSms(models.Model):
             # The rate limit counts one number's recent messages; the beat task scans held rows.
             models.Index(fields=["contact", "received_at"], name="inbound_sms_contact_recent_idx"),
             models.Index(fields=["processed", "received_at"], name="inbound_sms_pending_idx"),
+            models.Index(fields=["outcome", "received_at"], name="inbound_sms_outcome_idx"),
         ]
         verbose_name = "inbound SMS"
         verbose_name_plural = "inbound SMS"

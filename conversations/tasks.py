@@ -53,6 +53,22 @@ def outbound_send(self: Any, message_id: str) -> str:
         raise self.retry(countdown=countdown, exc=exc) from None
 
 
+@shared_task(name="conversations.sms_inbound_process", acks_late=True, max_retries=3, default_retry_delay=2)
+def sms_inbound_process(inbound_id: str) -> str:
+    """Decide one recorded inbound SMS (keyword, held, turn); a second delivery changes nothing."""
+    from conversations.sms.services import inbound_process
+
+    return inbound_process(inbound_id=inbound_id).outcome
+
+
+@shared_task(name="conversations.sms_process_pending")
+def sms_process_pending(older_than_seconds: int = 30) -> int:
+    """Decide inbound SMS whose processing task never ran (lost with a broker restart)."""
+    from conversations.sms.services import inbound_process_pending
+
+    return inbound_process_pending(older_than=timedelta(seconds=older_than_seconds))
+
+
 @shared_task(name="conversations.sms_process_held")
 def sms_process_held() -> int:
     """Start turns for SMS held by the per-number rate limit whose window has passed (run by beat)."""

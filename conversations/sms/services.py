@@ -8,12 +8,13 @@ worker, or a bounded thread pool when Celery is eager).
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -66,13 +67,6 @@ def rate_limit() -> tuple[int, timedelta]:
     return count, timedelta(seconds=seconds)
 
 
-def _is_duplicate(message_sid: str, token: str) -> bool:
-    query = Q(message_sid=message_sid)
-    if token:
-        query |= Q(idempotency_token=token)
-    return InboundSms.objects.filter(query).exists()
-
-
 def _sms_conversation(contact: Contact) -> Conversation:
     """The number's SMS thread (one per contact); the caller holds the contact's row lock."""
     conversation = contact.conversations.filter(channel="sms").order_by("-created_at").first()
@@ -81,41 +75,90 @@ def _sms_conversation(contact: Contact) -> Conversation:
     return conversation
 
 
+_RECORD_SQL = """
+INSERT INTO {table} (id, message_sid, idempotency_token, phone_hash, phone_encrypted, redacted_body, keyword,
+                     outcome, crisis, processed, received_at)
+VALUES (%s, %s, %s, %s, %s, %s, '', %s, %s, false, %s)
+ON CONFLICT DO NOTHING
+RETURNING id
+"""
+
+
+def inbound_record(
+    *, message_sid: str, from_number: str, body: str, idempotency_token: str = "", received_at: datetime | None = None
+) -> str | None:
+    """Store one signed inbound SMS as `pending`, once; None when its MessageSid or token was seen before.
+
+    One statement, so the webhook answers fast: the body is redacted and the number encrypted and
+    hashed first (the raw text is only in memory here); the unique MessageSid and token make a
+    retry or a concurrent duplicate delivery insert nothing. Raises InvalidPhoneNumber.
+    """
+    e164 = crypto.normalize_phone(from_number)
+    body = (body or "").strip()
+    crisis = detect_crisis(body).category if body else "none"
+    redacted = redact(body).text if body else ""
+    params = [
+        uuid.uuid4(), message_sid, (idempotency_token or "")[:100], crypto.phone_hash(e164), crypto.encrypt(e164),
+        redacted, InboundSms.Outcome.PENDING, crisis, received_at or timezone.now(),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_RECORD_SQL.format(table=connection.ops.quote_name(InboundSms._meta.db_table)), params)
+        row = cursor.fetchone()
+    return str(row[0]) if row else None
+
+
 def inbound_receive(
     *, message_sid: str, from_number: str, body: str, idempotency_token: str = "", received_at: datetime | None = None
 ) -> InboundResult:
-    """Record one signed inbound SMS exactly once and decide what it is (keyword, turn, held); never runs a turn.
+    """Record one signed inbound SMS exactly once and have it decided; never runs a turn.
 
-    Duplicate deliveries (same MessageSid or Twilio idempotency token) return `duplicate=True` and
-    change nothing. Webhooks from one number are serialised on the contact's row lock, which makes
-    the duplicate check, the rate-limit count and keyword transitions exact; the unique constraints
-    are the backstop.
+    With a broker the decision (contact, keyword, rate limit, turn) is a Celery task and this
+    returns `pending` at once; without one (development, tests) it is made here. Duplicate
+    deliveries (same MessageSid or Twilio idempotency token) return `duplicate=True` and change nothing.
     """
-    now = received_at or timezone.now()
-    token = (idempotency_token or "")[:100]
-    if _is_duplicate(message_sid, token):  # the common retry, answered without taking any lock
+    inbound_id = inbound_record(
+        message_sid=message_sid, from_number=from_number, body=body, idempotency_token=idempotency_token, received_at=received_at
+    )
+    if inbound_id is None:
         return InboundResult(None, "duplicate", duplicate=True)
-    e164 = crypto.normalize_phone(from_number)
-    body = (body or "").strip()
-    try:
-        with transaction.atomic(durable=True):
-            return _receive_locked(message_sid=message_sid, token=token, e164=e164, body=body, now=now)
-    except IntegrityError:
-        # A concurrent delivery of the same message committed first (the unique MessageSid or token):
-        # everything this one did is rolled back.
-        if _is_duplicate(message_sid, token):
-            return InboundResult(None, "duplicate", duplicate=True)
-        raise
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return inbound_process(inbound_id=inbound_id)
+    transaction.on_commit(lambda: _dispatch_inbound(inbound_id))
+    return InboundResult(inbound_id, InboundSms.Outcome.PENDING)
 
 
-def _receive_locked(*, message_sid: str, token: str, e164: str, body: str, now: datetime) -> InboundResult:
-    contact = Contact.objects.select_for_update().filter(phone_hash=crypto.phone_hash(e164)).first()
-    if contact is None:
-        created, _ = contact_for_phone(phone=e164)
-        contact = Contact.objects.select_for_update().get(pk=created.pk)
+def _dispatch_inbound(inbound_id: str) -> None:
+    from conversations.tasks import sms_inbound_process
+
+    task_dispatch(sms_inbound_process, inbound_id)
+
+
+def inbound_process(*, inbound_id: object, now: datetime | None = None) -> InboundResult:
+    """Decide one pending inbound SMS: keyword, held by the rate limit, or a turn. Safe to run twice.
+
+    Messages from one number are serialised on the contact's row lock, which makes the rate-limit
+    count and keyword transitions exact; the row's own lock and `pending` status make a second
+    delivery of the task a no-op.
+    """
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        inbound = InboundSms.objects.select_for_update().filter(pk=inbound_id).first()
+        if inbound is None:
+            return InboundResult(None, "unknown")
+        if inbound.outcome != InboundSms.Outcome.PENDING:
+            return InboundResult(str(inbound.pk), inbound.outcome, duplicate=True, turn_id=str(inbound.turn_id) if inbound.turn_id else None)
+        contact = Contact.objects.select_for_update().filter(phone_hash=inbound.phone_hash).first()
+        if contact is None:
+            created, _ = contact_for_phone(phone=crypto.decrypt(inbound.phone_encrypted))
+            contact = Contact.objects.select_for_update().get(pk=created.pk)
+        return _decide(inbound, contact=contact, now=now)
+
+
+def _decide(inbound: InboundSms, *, contact: Contact, now: datetime) -> InboundResult:
     conversation = _sms_conversation(contact)
+    inbound.contact, inbound.conversation, inbound.phone_encrypted = contact, conversation, ""
+    body = inbound.redacted_body
     match = keyword_match(body) if body else None
-    inbound = InboundSms(message_sid=message_sid, idempotency_token=token, contact=contact, conversation=conversation, received_at=now)
     turn_id = None
     if match is not None:
         inbound.outcome, inbound.keyword, inbound.redacted_body = InboundSms.Outcome.KEYWORD, match[2], match[2]
@@ -123,26 +166,37 @@ def _receive_locked(*, message_sid: str, token: str, e164: str, body: str, now: 
     elif not body:
         inbound.outcome, inbound.processed, inbound.processed_at = InboundSms.Outcome.EMPTY, True, now
     else:
-        inbound.crisis = detect_crisis(body).category
         limit, window = rate_limit()
         recent = (
-            InboundSms.objects.filter(contact=contact, received_at__gte=now - window)
-            .exclude(outcome=InboundSms.Outcome.KEYWORD)
+            InboundSms.objects.filter(contact=contact, received_at__gte=inbound.received_at - window, received_at__lte=inbound.received_at)
+            .exclude(outcome__in=[InboundSms.Outcome.KEYWORD, InboundSms.Outcome.PENDING])
             .count()
         )
         # A crisis is never held back by the rate limit.
         if recent >= limit and inbound.crisis == "none":
-            inbound.outcome, inbound.redacted_body = InboundSms.Outcome.HELD, redact(body).text
+            inbound.outcome = InboundSms.Outcome.HELD
         else:
             inbound.outcome = InboundSms.Outcome.TURN
             turn_id = _turn_for(inbound, text=body[:MAX_MESSAGE_CHARS], now=now)
-    # Inserted after the turn so the row is written once; a duplicate fails here and rolls it all back.
-    inbound.save(force_insert=True)
+    inbound.save()
     if match is not None:
         _keyword_apply(contact=contact, conversation=conversation, action=match[0], language=match[1], now=now)
     elif inbound.outcome == InboundSms.Outcome.HELD:
         _rate_notice(contact=contact, conversation=conversation, now=now)
     return InboundResult(str(inbound.pk), inbound.outcome, turn_id=turn_id)
+
+
+def inbound_process_pending(*, older_than: timedelta = timedelta(seconds=30), now: datetime | None = None, batch: int = 200) -> int:
+    """Decide pending rows whose task was lost (a broker restart); the oldest first."""
+    now = now or timezone.now()
+    ids = list(
+        InboundSms.objects.filter(outcome=InboundSms.Outcome.PENDING, received_at__lt=now - older_than)
+        .order_by("received_at")
+        .values_list("pk", flat=True)[:batch]
+    )
+    for inbound_id in ids:
+        inbound_process(inbound_id=inbound_id)
+    return len(ids)
 
 
 def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
@@ -249,7 +303,7 @@ def inbound_process_held(*, now: datetime | None = None, batch: int = 50) -> int
     processed = 0
     with transaction.atomic(durable=True):
         rows = list(
-            InboundSms.objects.select_for_update(skip_locked=True)
+            InboundSms.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("conversation")
             .filter(outcome=InboundSms.Outcome.HELD, processed=False, received_at__lt=now - window)
             .order_by("received_at")[:batch]

@@ -60,8 +60,16 @@ def conversation_lock(conversation_id: object, *, wait: bool = True) -> Iterator
         yield acquired
     finally:
         if acquired:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 7))", [key])
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 7))", [key])
+            except Exception:
+                # A connection that may still hold the lock must never be reused: the pool would
+                # hand the lock to its next borrower. Closing the socket makes the pool discard it.
+                if connection.connection is not None:
+                    connection.connection.close()
+                connection.close()
+                raise
 
 
 def _breach_reason(turn: Turn) -> str | None:

@@ -69,8 +69,8 @@ def test_an_sms_webhook_answers_200_at_once_and_its_turn_still_runs(redis_down: 
     response = _post_sms("I need food in Austin")
     assert response.status_code == 200 and b"<Response" in response.content
     assert response.elapsed < 5.0
-    inbound = InboundSms.objects.get(message_sid=response.sid)
     assert background.background_join(timeout=60)
+    inbound = InboundSms.objects.get(message_sid=response.sid)
     turn = Turn.objects.get(pk=inbound.turn_id)
     assert turn.is_finished
     assert turn.outbound_messages.count() == 1
