@@ -77,13 +77,14 @@ class Turn(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    # Not indexed on its own: both unique constraints below start with the conversation.
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns", db_index=False)
     seq = models.PositiveIntegerField(help_text="position in the conversation, from 1")
     idempotency_key = models.CharField(max_length=100)
     channel = models.CharField(max_length=8, choices=CHANNELS)
     redacted_text = models.TextField()
     standalone_text = models.TextField(blank=True, help_text="follow-up rewritten as a standalone question")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING, db_index=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
     current_node = models.CharField(max_length=20, default="intake")
     workflow_version = models.CharField(max_length=20)
     state = models.JSONField(default=dict)
@@ -91,7 +92,7 @@ class Turn(models.Model):
     llm_calls = models.PositiveSmallIntegerField(default=0)
     revisions = models.PositiveSmallIntegerField(default=0)
     language = models.CharField(max_length=2, choices=LANGUAGES, default="en")
-    crisis = models.CharField(max_length=40, default="none", db_index=True)
+    crisis = models.CharField(max_length=40, default="none")
     top_need = models.CharField(max_length=20, blank=True)
     region = models.CharField(max_length=24, blank=True)
     audit_verdict = models.CharField(max_length=12, blank=True)
@@ -109,7 +110,12 @@ class Turn(models.Model):
             models.UniqueConstraint(fields=["conversation", "idempotency_key"], name="turn_idempotency_unique"),
             models.UniqueConstraint(fields=["conversation", "seq"], name="turn_seq_unique"),
         ]
-        indexes = [models.Index(fields=["status", "created_at"], name="turn_status_created_idx")]
+        # Few indexes, none on what a checkpoint writes: each node's UPDATE then stays a HOT update
+        # (no index maintenance; the table keeps free space per page for it, see migration 0005).
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="turn_status_created_idx"),
+            models.Index(fields=["crisis"], name="turn_crisis_idx"),
+        ]
         ordering = ["conversation", "seq"]
 
     def __str__(self) -> str:
@@ -123,7 +129,8 @@ class Turn(models.Model):
 class NodeRun(models.Model):
     """One node execution: what it saw, what it returned, the transition taken, time and LLM usage."""
 
-    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="node_runs")
+    # Not indexed on its own: the unique (turn, step) constraint starts with it.
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="node_runs", db_index=False)
     step = models.PositiveSmallIntegerField()
     node = models.CharField(max_length=20)
     projection = models.JSONField(default=dict)

@@ -8,8 +8,9 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from audit.services import audit_event_record
@@ -79,15 +80,13 @@ def turn_start(
     redacted = redact(text).text
     channel = channel or conversation.channel
     standalone = _standalone(conversation, redacted)
-    # Where the person said they are stays true for the next question unless they name another place.
-    region_hint = conversation.turns.exclude(region="").order_by("-seq").values_list("region", flat=True).first()
     state: dict[str, Any] = {
         "text": standalone,
         "place_text": redacted,
         "query": standalone,
         "language_pref": language,
         "language_hint": conversation.language,
-        "region_hint": region_hint,
+        "region_hint": None,
         "channel": channel,
         "crisis": {"category": crisis.category, "severity": crisis.severity, "about_third_party": crisis.about_third_party},
         "mode": conversation.mode,
@@ -96,8 +95,14 @@ def turn_start(
     }
     try:
         with transaction.atomic():
-            Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
-            seq = (conversation.turns.aggregate(last=Max("seq"))["last"] or 0) + 1
+            Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
+            # One read: the next position, and where the person last said they are (that stays true
+            # for the next question unless they name another place).
+            previous = conversation.turns.aggregate(
+                last=Max("seq"), regions=ArrayAgg("region", filter=~Q(region=""), ordering="-seq", default=[])
+            )
+            seq = (previous["last"] or 0) + 1
+            state["region_hint"] = previous["regions"][0] if previous["regions"] else None
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,

@@ -45,31 +45,65 @@ class NodeFailed(Exception):
     """A node raised; the turn stays at its last checkpoint and can be resumed."""
 
 
+_LOCK_SQL = "SELECT pg_advisory_lock(hashtextextended(%s, 7))"
+_TRY_LOCK_SQL = "SELECT pg_try_advisory_lock(hashtextextended(%s, 7))"
+# The conversation of a turn and its lock in one round trip (the key is the conversation id's text).
+# While a turn runs, its session commits without waiting for the WAL flush: the checkpoints between
+# nodes are a recovery aid, and if PostgreSQL itself crashed within a fraction of a second of one,
+# losing it only means that node runs again on resume (its NodeRun never existed). The final
+# checkpoint — the reply, the outbox, the audit event — commits synchronously (see _checkpoint).
+_TURN_LOCK_SQL = (
+    "SELECT conversation_id, pg_advisory_lock(hashtextextended(conversation_id::text, 7)),"
+    " set_config('synchronous_commit', 'off', false)"
+    " FROM conversations_turn WHERE id = %s"
+)
+_TURN_UNLOCK_SQL = (
+    "SELECT pg_advisory_unlock(hashtextextended(%s, 7)),"
+    " set_config('synchronous_commit', (SELECT reset_val FROM pg_settings WHERE name = 'synchronous_commit'), false)"
+)
+
+
 @contextmanager
 def conversation_lock(conversation_id: object, *, wait: bool = True) -> Iterator[bool]:
     """Hold a session advisory lock on the conversation; yields False when `wait` is off and it is busy."""
     key = str(conversation_id)
     with connection.cursor() as cursor:
-        if wait:
-            cursor.execute("SELECT pg_advisory_lock(hashtextextended(%s, 7))", [key])
-            acquired = True
-        else:
-            cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 7))", [key])
-            acquired = bool(cursor.fetchone()[0])
+        cursor.execute(_LOCK_SQL if wait else _TRY_LOCK_SQL, [key])
+        acquired = True if wait else bool(cursor.fetchone()[0])
     try:
         yield acquired
     finally:
         if acquired:
-            try:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 7))", [key])
-            except Exception:
-                # A connection that may still hold the lock must never be reused: the pool would
-                # hand the lock to its next borrower. Closing the socket makes the pool discard it.
-                if connection.connection is not None:
-                    connection.connection.close()
-                connection.close()
-                raise
+            _unlock(key)
+
+
+@contextmanager
+def turn_conversation_lock(turn_id: object) -> Iterator[object]:
+    """Hold the lock of a turn's conversation (looked up in the same statement); yields the conversation id."""
+    with connection.cursor() as cursor:
+        cursor.execute(_TURN_LOCK_SQL, [str(turn_id)])
+        row = cursor.fetchone()
+    if row is None:
+        with connection.cursor() as cursor:  # the setting was not applied: no row, no lock
+            cursor.execute("SELECT 1")
+        raise Turn.DoesNotExist(f"no turn {turn_id}")
+    try:
+        yield row[0]
+    finally:
+        _unlock(str(row[0]), sql=_TURN_UNLOCK_SQL)
+
+
+def _unlock(key: str, *, sql: str = "SELECT pg_advisory_unlock(hashtextextended(%s, 7))") -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [key])
+    except Exception:
+        # A connection that may still hold the lock (or the turn's commit setting) must never be
+        # reused: the pool would hand it to its next borrower. Closing the socket makes the pool discard it.
+        if connection.connection is not None:
+            connection.connection.close()
+        connection.close()
+        raise
 
 
 def _breach_reason(turn: Turn) -> str | None:
@@ -160,7 +194,7 @@ def turn_advance(turn: Turn, *, finalize: Finalizer, nodes: Mapping[str, NodeFun
         if target == TERMINAL:
             with transaction.atomic():
                 finalize(turn)
-                if not _checkpoint(turn, _FINAL_FIELDS, expected_steps, run):
+                if not _checkpoint(turn, _FINAL_FIELDS, expected_steps, run, durable=True):
                     raise _Superseded
                 _notify_on_commit(turn, node, target)
         else:
@@ -178,7 +212,7 @@ def turn_advance(turn: Turn, *, finalize: Finalizer, nodes: Mapping[str, NodeFun
     return target != TERMINAL
 
 
-def _checkpoint(turn: Turn, fields: tuple[str, ...], expected_steps: int, run: NodeRun) -> bool:
+def _checkpoint(turn: Turn, fields: tuple[str, ...], expected_steps: int, run: NodeRun, *, durable: bool = False) -> bool:
     """Save the turn's new fields and its NodeRun in ONE statement; False when the step guard fails.
 
     An UPDATE guarded by the step counter feeds the INSERT through a CTE: one round trip, atomic on
@@ -194,13 +228,15 @@ def _checkpoint(turn: Turn, fields: tuple[str, ...], expected_steps: int, run: N
     run_fields = [field for field in NodeRun._meta.concrete_fields if not field.primary_key and field.name != "turn"]
     params += [turn.pk, expected_steps, Turn.Status.RUNNING]
     params += [field.get_db_prep_save(getattr(run, field.attname), connection) for field in run_fields]
+    # The final checkpoint's transaction waits for the WAL flush whatever the session says.
+    synchronous = "WITH durable AS (SELECT set_config('synchronous_commit', 'on', true)), " if durable else "WITH "
     # Identifiers come from the models' metadata; every value is a bound parameter.
     sql = (
-        f"WITH claimed AS (UPDATE {quote(Turn._meta.db_table)} SET {', '.join(assignments)}"  # noqa: S608
+        f"{synchronous}claimed AS (UPDATE {quote(Turn._meta.db_table)} SET {', '.join(assignments)}"  # noqa: S608
         f" WHERE {quote(Turn._meta.pk.column)} = %s AND {quote('steps')} = %s AND {quote('status')} = %s"
         f" RETURNING {quote(Turn._meta.pk.column)} AS turn_id)"
         f" INSERT INTO {quote(NodeRun._meta.db_table)} ({quote('turn_id')}, {', '.join(quote(field.column) for field in run_fields)})"
-        f" SELECT claimed.turn_id, {', '.join(['%s'] * len(run_fields))} FROM claimed RETURNING 1"
+        f" SELECT claimed.turn_id, {', '.join(['%s'] * len(run_fields))} FROM claimed{', durable' if durable else ''} RETURNING 1"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -209,8 +245,7 @@ def _checkpoint(turn: Turn, fields: tuple[str, ...], expected_steps: int, run: N
 
 def turn_run(turn_id: object, *, finalize: Finalizer, nodes: Mapping[str, NodeFunction] = NODE_FUNCTIONS, retry_failed: bool = True) -> Turn:
     """Run a turn to the end under its conversation's lock; a failing node is retried, then escalated."""
-    conversation_id = Turn.objects.values_list("conversation_id", flat=True).get(pk=turn_id)
-    with conversation_lock(conversation_id):
+    with turn_conversation_lock(turn_id):
         turn = Turn.objects.get(pk=turn_id)  # read under the lock: a previous runner may have moved it
         failures = 0
         while True:
