@@ -86,6 +86,22 @@ def _db_url(name: str) -> str:
     return head.rsplit("/", 1)[0] + "/" + name + ("?" + tail if tail else "")
 
 
+def redis_start(env: dict[str, str]) -> subprocess.Popen[bytes] | None:
+    """A private, memory-only Redis on a free loopback port (REDIS_URL set in `env`); None without redis-server."""
+    redis_bin = shutil.which("redis-server")
+    if not redis_bin:
+        return None
+    port = _free_port()
+    process = subprocess.Popen(
+        [redis_bin, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no", "--maxmemory", "256mb", "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+    time.sleep(0.5)
+    print(f"redis on 127.0.0.1:{port} (pid {process.pid})")
+    return process
+
+
 def _admin_conn() -> psycopg.Connection:
     return psycopg.connect(_db_url("postgres"), autocommit=True)
 
@@ -297,17 +313,9 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
     bin_dir = Path(sys.executable).parent
     try:
         _create_db(env)
-        redis_bin = shutil.which("redis-server")
-        if redis_bin:
-            redis_port = _free_port()
-            redis_proc = subprocess.Popen(
-                [redis_bin, "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "", "--appendonly", "no", "--maxmemory", "256mb", "--protected-mode", "yes"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            )
-            env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
-            time.sleep(0.5)
-            print(f"redis on 127.0.0.1:{redis_port} (pid {redis_proc.pid})")
-        else:
+        redis_proc = redis_start(env)
+        has_broker = redis_proc is not None
+        if redis_proc is None:
             env["CELERY_TASK_ALWAYS_EAGER"] = "true"
             print("redis-server not found: eager Celery (turns run on the server's background pool)")
         server = subprocess.Popen(
@@ -326,7 +334,7 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
             print(f"celery worker, concurrency 2 (pid {process.pid})")
             return process
 
-        if redis_bin and not args.no_worker and args.worker_during_load:
+        if has_broker and not args.no_worker and args.worker_during_load:
             worker = start_worker()
         roundtrip_before = _db_roundtrip_ms()
         # Warm both workers (imports, connections) outside the measurement.
@@ -335,7 +343,7 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
         print(f"latency: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms, p99 {latency['p99_ms']} ms, errors {latency['errors']}")
         sustained = asyncio.run(_sustained_phase(url, first=2_000_000, rate=args.rate, seconds=args.seconds))
         print(f"sustained: {sustained['webhooks_per_s']} webhooks/s for {sustained['seconds']} s, p95 {sustained['p95_ms']} ms, errors {sustained['errors']}")
-        if redis_bin and not args.no_worker and worker is None:
+        if has_broker and not args.no_worker and worker is None:
             worker = start_worker()
         drain = (
             _wait_decided([(1_000_000, LATENCY_CALLS), (2_000_000, int(sustained["unique_messages"]))], timeout=600)
@@ -349,7 +357,7 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
         result = {
             "benchmark": "sms_inbound_webhook",
             "setup": {
-                "server": "uvicorn, 2 workers, 127.0.0.1", "broker": "redis (private instance)" if redis_bin else "none (eager, background pool)",
+                "server": "uvicorn, 2 workers, 127.0.0.1", "broker": "redis (private instance)" if has_broker else "none (eager, background pool)",
                 "celery_worker": ("started before the load" if args.worker_during_load else "started after the load") if worker else None,
                 "offered_webhooks_per_s": args.rate, "copies_per_message": COPIES, "distinct_numbers": NUMBERS,
                 "python": platform.python_version(), "cpus": os.cpu_count(),

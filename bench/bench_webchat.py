@@ -27,7 +27,6 @@ import asyncio
 import json
 import os
 import random
-import shutil
 import socket
 import statistics
 import subprocess
@@ -50,7 +49,7 @@ import psycopg  # noqa: E402
 import websockets  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from bench.bench_sms import _stop, _wait_http  # noqa: E402
+from bench.bench_sms import _stop, _wait_http, redis_start  # noqa: E402
 from conversations.web_services import NOTICE_VERSION  # noqa: E402
 
 DB_NAME = "bench_webchat"
@@ -189,16 +188,9 @@ def _node_timings(env: dict[str, str]) -> dict[str, float]:
 def _start_servers(env: dict[str, str], port: int, log_path: Path) -> tuple[tuple[Any, Any, Any], str]:
     """Redis, uvicorn (2 workers) and a Celery worker when redis-server exists, else one uvicorn process."""
     bin_dir = Path(sys.executable).parent
-    redis_bin = shutil.which("redis-server")
-    redis_proc = worker = None
-    if redis_bin:
-        redis_port = _free_port()
-        redis_proc = subprocess.Popen(
-            [redis_bin, "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )
-        env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
-        time.sleep(0.5)
+    worker = None
+    redis_proc = redis_start(env)
+    if redis_proc is not None:
         server = subprocess.Popen(
             [str(bin_dir / "uvicorn"), "pathways_site.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--workers", "2",
              "--lifespan", "off", "--no-access-log", "--log-level", "warning", "--ws-max-queue", "64"],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The need taxonomy again: corpus and resources are sibling layers and may not import each other;
+# tests/pathways_site/test_layering.py keeps the two lists equal.
 CATEGORIES: tuple[str, ...] = (
     "housing",
     "id_documents",

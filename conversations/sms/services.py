@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from audit.services import audit_event_record
-from conversations import crypto
+from conversations import crypto, tasks
 from conversations.background import task_dispatch
 from conversations.errors import ConversationError
 from conversations.hooks import detect_crisis, redact
@@ -123,14 +123,9 @@ def inbound_receive(
         return InboundResult(None, "duplicate", duplicate=True)
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return inbound_process(inbound_id=inbound_id)
-    transaction.on_commit(lambda: _dispatch_inbound(inbound_id))
+    transaction.on_commit(lambda: task_dispatch(tasks.sms_inbound_process, inbound_id))
     return InboundResult(inbound_id, InboundSms.Outcome.PENDING)
 
-
-def _dispatch_inbound(inbound_id: str) -> None:
-    from conversations.tasks import sms_inbound_process
-
-    task_dispatch(sms_inbound_process, inbound_id)
 
 
 def inbound_process(*, inbound_id: object, now: datetime | None = None) -> InboundResult:
@@ -212,20 +207,10 @@ def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
     inbound.redacted_body = turn.redacted_text
     turn_id = str(turn.pk)
     if created:
-        transaction.on_commit(lambda: _dispatch_turn(turn_id))
+        transaction.on_commit(lambda: task_dispatch(tasks.run_turn, turn_id))
     return turn_id
 
 
-def _dispatch_turn(turn_id: str) -> None:
-    from conversations.tasks import run_turn
-
-    task_dispatch(run_turn, turn_id)
-
-
-def _dispatch_send(message_id: str) -> None:
-    from conversations.tasks import outbound_send
-
-    task_dispatch(outbound_send, message_id)
 
 
 def _outbox_put(*, conversation: Conversation, kind: str, purpose: str, body: str) -> OutboundMessage:
@@ -240,7 +225,7 @@ def _outbox_put(*, conversation: Conversation, kind: str, purpose: str, body: st
     )
     if status == Status.APPROVED:
         message_id = str(message.pk)
-        transaction.on_commit(lambda: _dispatch_send(message_id))
+        transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
     return message
 
 
@@ -282,7 +267,7 @@ def _more(*, conversation: Conversation, language: str) -> None:
         )
         audit_event_record(action="outbound.created", object_type="outbound", object_id=message.pk, data={"status": message.status, "kind": message.kind, "purpose": "more"})
         message_id = str(message.pk)
-        transaction.on_commit(lambda: _dispatch_send(message_id))
+        transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
         return
     _outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="more_none", body=text_for("more_none", language))
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -83,9 +84,7 @@ def turn_conversation_lock(turn_id: object) -> Iterator[object]:
     with connection.cursor() as cursor:
         cursor.execute(_TURN_LOCK_SQL, [str(turn_id)])
         row = cursor.fetchone()
-    if row is None:
-        with connection.cursor() as cursor:  # the setting was not applied: no row, no lock
-            cursor.execute("SELECT 1")
+    if row is None:  # no row: neither the lock nor the commit setting was taken
         raise Turn.DoesNotExist(f"no turn {turn_id}")
     try:
         yield row[0]
@@ -218,29 +217,36 @@ def _checkpoint(turn: Turn, fields: tuple[str, ...], expected_steps: int, run: N
     An UPDATE guarded by the step counter feeds the INSERT through a CTE: one round trip, atomic on
     its own (outside a transaction it commits by itself), where save() + create() took five.
     """
-    quote = connection.ops.quote_name
-    assignments, params = [], []
-    for name in fields:
-        field = Turn._meta.get_field(name)
-        assignments.append(f"{quote(field.column)} = %s")
-        params.append(field.get_db_prep_save(getattr(turn, name), connection))
-    run.created_at = timezone.now()
-    run_fields = [field for field in NodeRun._meta.concrete_fields if not field.primary_key and field.name != "turn"]
+    params = [Turn._meta.get_field(name).get_db_prep_save(getattr(turn, name), connection) for name in fields]
     params += [turn.pk, expected_steps, Turn.Status.RUNNING]
-    params += [field.get_db_prep_save(getattr(run, field.attname), connection) for field in run_fields]
-    # The final checkpoint's transaction waits for the WAL flush whatever the session says.
-    synchronous = "WITH durable AS (SELECT set_config('synchronous_commit', 'on', true)), " if durable else "WITH "
-    # Identifiers come from the models' metadata; every value is a bound parameter.
-    sql = (
-        f"{synchronous}claimed AS (UPDATE {quote(Turn._meta.db_table)} SET {', '.join(assignments)}"  # noqa: S608
-        f" WHERE {quote(Turn._meta.pk.column)} = %s AND {quote('steps')} = %s AND {quote('status')} = %s"
-        f" RETURNING {quote(Turn._meta.pk.column)} AS turn_id)"
-        f" INSERT INTO {quote(NodeRun._meta.db_table)} ({quote('turn_id')}, {', '.join(quote(field.column) for field in run_fields)})"
-        f" SELECT claimed.turn_id, {', '.join(['%s'] * len(run_fields))} FROM claimed{', durable' if durable else ''} RETURNING 1"
-    )
+    run.created_at = timezone.now()
+    params += [field.get_db_prep_save(getattr(run, field.attname), connection) for field in _run_fields()]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_checkpoint_sql(fields, durable), params)
         return cursor.fetchone() is not None
+
+
+@lru_cache(maxsize=1)
+def _run_fields() -> tuple[Any, ...]:
+    return tuple(field for field in NodeRun._meta.concrete_fields if not field.primary_key and field.name != "turn")
+
+
+@lru_cache(maxsize=4)
+def _checkpoint_sql(fields: tuple[str, ...], durable: bool) -> str:
+    """The checkpoint statement for one set of fields (built once: identifiers come from the models)."""
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(Turn._meta.get_field(name).column)} = %s" for name in fields)
+    columns = ", ".join(quote(field.column) for field in _run_fields())
+    holes = ", ".join(["%s"] * len(_run_fields()))
+    pk = quote(Turn._meta.pk.column)
+    # The final checkpoint's transaction waits for the WAL flush whatever the session says.
+    head = "WITH durable AS (SELECT set_config('synchronous_commit', 'on', true)), " if durable else "WITH "
+    return (
+        f"{head}claimed AS (UPDATE {quote(Turn._meta.db_table)} SET {assignments}"  # noqa: S608
+        f" WHERE {pk} = %s AND {quote('steps')} = %s AND {quote('status')} = %s RETURNING {pk} AS turn_id)"
+        f" INSERT INTO {quote(NodeRun._meta.db_table)} ({quote('turn_id')}, {columns})"
+        f" SELECT claimed.turn_id, {holes} FROM claimed{', durable' if durable else ''} RETURNING 1"
+    )
 
 
 def turn_run(turn_id: object, *, finalize: Finalizer, nodes: Mapping[str, NodeFunction] = NODE_FUNCTIONS, retry_failed: bool = True) -> Turn:

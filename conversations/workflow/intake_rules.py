@@ -10,10 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-NEED_CATEGORIES = (
-    "housing", "id_documents", "employment", "legal_record", "voting", "supervision", "benefits",
-    "food", "health", "transportation", "family", "education", "legal_aid", "other",
-)
+from resources.taxonomy import NEED_CATEGORIES
 
 
 def fold(text: str) -> str:

@@ -51,3 +51,11 @@ def test_a_wrong_way_import_breaks_the_contracts(tmp_path: Path, module: str, ba
     assert contract in result.stdout
     broken_lines = [line for line in result.stdout.splitlines() if "BROKEN" in line]
     assert any(contract in line for line in broken_lines), result.stdout
+
+
+def test_the_corpus_and_the_directory_share_one_need_taxonomy() -> None:
+    from conversations.workflow.intake_rules import NEED_CATEGORIES as intake
+    from corpus.types import CATEGORIES
+    from resources.taxonomy import NEED_CATEGORIES
+
+    assert CATEGORIES == NEED_CATEGORIES == intake
