@@ -99,7 +99,7 @@ def turn_start(
             # One read: the next position, and where the person last said they are (that stays true
             # for the next question unless they name another place).
             previous = conversation.turns.aggregate(
-                last=Max("seq"), regions=ArrayAgg("region", filter=~Q(region=""), ordering="-seq", default=[])
+                last=Max("seq"), regions=ArrayAgg("region", filter=~Q(region=""), order_by="-seq", default=[])
             )
             seq = (previous["last"] or 0) + 1
             state["region_hint"] = previous["regions"][0] if previous["regions"] else None

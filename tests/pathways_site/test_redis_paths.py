@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -14,17 +15,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.redis
-def test_a_message_round_trips_through_the_redis_channel_layer(redis_url: str) -> None:
-    from channels_redis.core import RedisChannelLayer
+def test_a_group_message_round_trips_between_two_processes_layers(redis_url: str) -> None:
+    """Publisher and listener hold separate layer instances (a Celery worker and a uvicorn worker)."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
 
-    layer = RedisChannelLayer(hosts=[redis_url])
+    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    assert backend == "channels_redis.pubsub.RedisPubSubChannelLayer"  # the REDIS_URL configuration
+    layer_class = import_string(backend)
+    listener, publisher = layer_class(hosts=[redis_url]), layer_class(hosts=[redis_url])
 
     async def round_trip() -> dict[str, str]:
-        channel = await layer.new_channel()
-        await layer.send(channel, {"type": "turn.progress", "node": "retrieve"})
-        message = await layer.receive(channel)
-        await layer.flush()
-        return message
+        channel = await listener.new_channel()
+        await listener.group_add("conv.test-round-trip", channel)
+        try:
+            await asyncio.sleep(0.2)  # the subscription is live before the publish (pub/sub keeps nothing)
+            await publisher.group_send("conv.test-round-trip", {"type": "turn.progress", "node": "retrieve"})
+            return await asyncio.wait_for(listener.receive(channel), 5)
+        finally:
+            await listener.group_discard("conv.test-round-trip", channel)
+            await listener.flush()
+            await publisher.flush()
 
     assert async_to_sync(round_trip)() == {"type": "turn.progress", "node": "retrieve"}
 

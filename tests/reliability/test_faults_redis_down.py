@@ -46,7 +46,7 @@ def redis_down(settings: Any) -> Iterator[str]:
     celery_app.__dict__.pop("backend", None)
     celery_app.amqp._producer_pool = None
     caches = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}}
-    layers = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}}
+    layers = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}}
     with override_settings(CACHES=caches, CHANNEL_LAYERS=layers):
         yield url
     celery_app.conf.broker_url, celery_app.conf.result_backend = saved
