@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pathways_site.settings")
 
 app = Celery("pathways_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@signals.task_postrun.connect
+def _connections_back_to_the_pool(task: Any = None, **kwargs: Any) -> None:
+    """After each task on a worker, return the connection to the pool, or close it if it broke
+    (CELERY_DB_REUSE_MAX keeps Celery from closing the whole pool around every task)."""
+    if task is None or getattr(task.request, "is_eager", False):
+        return  # eager: the caller's connection and transaction are not ours to close
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 @app.task(name="pathways_site.ping")

@@ -189,6 +189,11 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes every connection before and after each task, and in a prefork child
+# closes the whole connection pool too: a new PostgreSQL backend per task (two, counting the close
+# before). Recycling only every 1,000 tasks keeps the pool; pathways_site.celery hands the connection
+# back to it after each task instead (dropping it if it broke).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", default=1000, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", default=300, minimum=10)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
 # With acks_late a task unacknowledged past the visibility timeout is redelivered: keep the timeout
