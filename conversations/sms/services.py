@@ -182,16 +182,24 @@ def _decide(inbound: InboundSms, *, contact: Contact, now: datetime) -> InboundR
 
 
 def inbound_process_pending(*, older_than: timedelta = timedelta(seconds=30), now: datetime | None = None, batch: int = 200) -> int:
-    """Decide pending rows whose task was lost (a broker restart); the oldest first."""
+    """Decide pending rows whose task was lost (a broker restart), the oldest first; returns how many
+    were decided. A row that fails stays pending for the next sweep and does not stop the rest:
+    stopping at it would leave every younger message waiting behind one bad row, sweep after sweep."""
     now = now or timezone.now()
     ids = list(
         InboundSms.objects.filter(outcome=InboundSms.Outcome.PENDING, received_at__lt=now - older_than)
         .order_by("received_at")
         .values_list("pk", flat=True)[:batch]
     )
+    decided = 0
     for inbound_id in ids:
-        inbound_process(inbound_id=inbound_id)
-    return len(ids)
+        try:
+            inbound_process(inbound_id=inbound_id)
+        except Exception:
+            logger.exception("pending inbound SMS %s could not be decided; it stays pending", inbound_id)
+            continue
+        decided += 1
+    return decided
 
 
 def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:

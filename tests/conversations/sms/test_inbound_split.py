@@ -78,6 +78,30 @@ def test_pending_rows_whose_task_was_lost_are_swept(broker, post_sms, dispatched
     assert sms_services.inbound_process_pending(now=later) == 0
 
 
+def test_one_row_that_fails_does_not_hold_back_the_rows_behind_it(broker, post_sms, dispatched, monkeypatch, caplog) -> None:
+    post_sms("how do I get an ID in Houston")
+    post_sms("need food in El Paso", sender="+15125550188")
+    dispatched.calls.clear()  # the broker lost both tasks
+    oldest = InboundSms.objects.order_by("received_at").first()
+    real = sms_services.inbound_process
+
+    def failing_on_the_oldest(*, inbound_id):
+        if str(inbound_id) == str(oldest.pk):
+            raise RuntimeError("database hiccup")
+        return real(inbound_id=inbound_id)
+
+    monkeypatch.setattr(sms_services, "inbound_process", failing_on_the_oldest)
+    later = timezone.now() + timedelta(seconds=31)
+    assert sms_services.inbound_process_pending(now=later) == 1
+    outcomes = dict(InboundSms.objects.values_list("pk", "outcome"))
+    assert outcomes.pop(oldest.pk) == InboundSms.Outcome.PENDING  # left for the next sweep
+    assert list(outcomes.values()) == [InboundSms.Outcome.TURN]
+    assert "stays pending" in caplog.text
+    monkeypatch.setattr(sms_services, "inbound_process", real)
+    assert sms_services.inbound_process_pending(now=later) == 1  # the next sweep decides it
+    assert not InboundSms.objects.filter(outcome=InboundSms.Outcome.PENDING).exists()
+
+
 def test_the_decision_of_an_unknown_row_is_a_clear_no_op(dispatched) -> None:
     result = sms_services.inbound_process(inbound_id="00000000-0000-0000-0000-000000000000")
     assert result.outcome == "unknown" and result.inbound_id is None
