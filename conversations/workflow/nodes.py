@@ -253,7 +253,8 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         source = "llm" if text else "template"
     if text is None:
         text = templates.render(
-            language=language, channel=channel, evidence=evidence, gated=gated, resources=resources, level=revisions
+            language=language, channel=channel, evidence=evidence, gated=gated, resources=resources, level=revisions,
+            query=str(view["query"] or ""),
         )
     return NodeResult("ok", {"draft": text, "draft_source": source}, {"source": source, "chars": len(text), "revision": revisions})
 

@@ -35,6 +35,27 @@ NO_PLACES = {
     "es": "Para ayuda cerca de usted, llame a 211 Texas (2-1-1).",
 }
 
+# "Where can I find food?" asks for a place, not a rule: with no rule to cite, the reply leads with
+# the places instead of saying it is unsure about a rule nobody asked for. Any rule-like wording
+# ("can I…", "am I allowed", "eligible", "ley") keeps the honest "not certain" line.
+_ASKS_PLACE = re.compile(
+    r"\b(?:where|find|near(?: me)?|nearby|closest|shelter|food bank|pantry|i need|need (?:a|an|some)|looking for|"
+    r"d[oó]nde|encontrar|cerca|albergue|refugio|despensa|necesito|busco)\b",
+    re.IGNORECASE,
+)
+_ASKS_RULE = re.compile(
+    r"\b(?:allowed|eligible|eligibility|legal|illegal|laws?|rules?|banned|barred|disqualif\w*|requirements?|required|"
+    r"if i can|permitid\w*|elegible|leyes|ley|reglas?|prohibid\w*|requisitos?|si puedo)\b"
+    r"|^\W*(?:can|may|am|do|does|is|are|will|puedo|puede|tengo que|es legal)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_a_place(query: str) -> bool:
+    """True for a request for places or services ("food in San Antonio?") that asks no rule."""
+    return bool(_ASKS_PLACE.search(query)) and not _ASKS_RULE.search(query)
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # A full stop after these is part of a legal abbreviation ("U.S.", "Tex.", "art."), not a sentence end.
 _ABBREVIATION = re.compile(
@@ -78,6 +99,7 @@ def render(
     gated: bool,
     resources: Sequence[Mapping[str, Any]],
     level: int = 0,
+    query: str = "",
 ) -> str:
     """Render a reply in `language`; level 0 is full, 1 compact, 2 minimal."""
     lang = language if language in NOT_ADVICE else "en"
@@ -86,7 +108,8 @@ def render(
     max_sentences = (3, 2, 1)[min(level, 2)]
     max_resources = (3 if channel == "web" else 2, 2, 1)[min(level, 2)]
     if gated or not evidence:
-        lines.append(NO_ASSERT[lang] + " " + NO_ASSERT_HELP[lang])
+        if not (resources and asks_for_a_place(query)):
+            lines.append(NO_ASSERT[lang] + " " + NO_ASSERT_HELP[lang])
     else:
         lines.append(INTRO[lang])
         lines.extend(
