@@ -10,6 +10,13 @@ from audit.selectors import audit_chain_verify
 from audit.services import audit_event_record
 
 
+@pytest.fixture
+def empty_log(db):
+    """An empty log inside this test's transaction (rolled back after): other suites' session setup
+    may have appended events (the directory load does), and these tests read the chain from its start."""
+    _with_trigger_disabled("DELETE FROM audit_auditevent", [])
+
+
 def _three_events():
     return [
         audit_event_record(action="turn.finished", actor="system", object_type="turn", object_id=f"t{i}", data={"n": i})
@@ -18,7 +25,7 @@ def _three_events():
 
 
 @pytest.mark.django_db
-def test_it_chains_each_event_to_the_previous_one():
+def test_it_chains_each_event_to_the_previous_one(empty_log):
     a, b, c = _three_events()
     assert a.prev_hash == GENESIS_HASH
     assert b.prev_hash == a.hash and c.prev_hash == b.hash
@@ -90,7 +97,7 @@ def _with_trigger_disabled(sql, params):
 
 
 @pytest.mark.django_db
-def test_verify_finds_the_first_altered_row():
+def test_verify_finds_the_first_altered_row(empty_log):
     _, middle, _ = _three_events()
     _with_trigger_disabled("UPDATE audit_auditevent SET object_id = 'other' WHERE id = %s", [middle.pk])
     report = audit_chain_verify()
