@@ -133,11 +133,15 @@ def _wait_http(url: str, timeout: float = 90.0) -> None:
 def _stop(process: subprocess.Popen[bytes] | None, name: str) -> None:
     if process is None or process.poll() is not None:
         return
-    # Each child was started in its own session: signal its group (uvicorn/celery workers too), by pid.
+    # The leader first: a warm shutdown lets Celery children finish the task in hand (a SIGTERM to the
+    # whole group cut them mid-query and logged errors that were only the bench stopping them).
+    # Each child was started in its own session, so its group is what is left to kill after that.
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
+        os.kill(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=20)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)  # anything the leader left behind
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
