@@ -28,7 +28,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -50,7 +49,7 @@ import psycopg  # noqa: E402
 import websockets  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from bench.bench_sms import _stop, _wait_http, redis_start  # noqa: E402
+from bench.bench_sms import _free_port, _percentile, _stop, _wait_http, redis_start  # noqa: E402
 from conversations.web_services import NOTICE_VERSION  # noqa: E402
 
 DB_NAME = "bench_webchat"
@@ -96,12 +95,6 @@ def _admin(sql: str) -> None:
     params = _server_params()
     with psycopg.connect(host=params["host"], port=params["port"], user=params["user"], password=params["password"] or None, dbname="postgres", autocommit=True) as conn:
         conn.execute(sql)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _prepare_database(env: dict[str, str]) -> None:
@@ -168,11 +161,6 @@ async def _converse(session: _Session, base: str, client: httpx.AsyncClient, res
             await asyncio.sleep(0.25)
         elapsed = (time.perf_counter() - started) * 1000
         results.append({"ms": elapsed, "status": turn["status"], "reply": bool(turn["reply"]), "notified": notified, "crisis": turn["crisis"] != "none"})
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 async def _run(base: str) -> tuple[list[dict], float, float, list[str]]:
@@ -292,12 +280,12 @@ def main() -> int:
         "notified_by_websocket": sum(1 for r in results if r["notified"]),
         "fell_back_to_polling": sum(1 for r in results if not r["notified"]),
         "session_errors": errors[:10],
-        "p50_ms": round(_percentile(latencies, 0.50), 1) if latencies else None,
-        "p95_ms": round(_percentile(latencies, 0.95), 1) if latencies else None,
-        "p99_ms": round(_percentile(latencies, 0.99), 1) if latencies else None,
+        "p50_ms": round(_percentile(latencies, 50), 1) if latencies else None,
+        "p95_ms": round(_percentile(latencies, 95), 1) if latencies else None,
+        "p99_ms": round(_percentile(latencies, 99), 1) if latencies else None,
         "max_ms": round(max(latencies), 1) if latencies else None,
         "mean_ms": round(statistics.fmean(latencies), 1) if latencies else None,
-        "crisis_p95_ms": round(_percentile([r["ms"] for r in results if r["crisis"]], 0.95), 1) if any(r["crisis"] for r in results) else None,
+        "crisis_p95_ms": round(_percentile([r["ms"] for r in results if r["crisis"]], 95), 1) if any(r["crisis"] for r in results) else None,
         "session_setup_seconds": round(setup, 1),
         "wall_seconds": round(wall, 1),
         "throughput_turns_per_s": round(len(results) / wall, 2) if wall else None,  # the slowest session's tail sets the wall

@@ -8,9 +8,8 @@ import secrets
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from audit.services import audit_event_record
@@ -95,14 +94,20 @@ def turn_start(
     }
     try:
         with transaction.atomic():
-            Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
-            # One read: the next position, and where the person last said they are (that stays true
-            # for the next question unless they name another place).
-            previous = conversation.turns.aggregate(
-                last=Max("seq"), regions=ArrayAgg("region", filter=~Q(region=""), order_by="-seq", default=[])
+            # One statement: lock the conversation (serialising its turns' positions), read the last
+            # position and where the person last said they are (that stays true for the next
+            # question unless they name another place).
+            turns = Turn.objects.filter(conversation=OuterRef("pk"))
+            last_seq, state["region_hint"] = (
+                Conversation.objects.select_for_update()
+                .filter(pk=conversation.pk)
+                .values_list(
+                    Subquery(turns.order_by("-seq").values("seq")[:1]),
+                    Subquery(turns.exclude(region="").order_by("-seq").values("region")[:1]),
+                )
+                .get()
             )
-            seq = (previous["last"] or 0) + 1
-            state["region_hint"] = previous["regions"][0] if previous["regions"] else None
+            seq = (last_seq or 0) + 1
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,

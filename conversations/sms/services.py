@@ -127,7 +127,6 @@ def inbound_receive(
     return InboundResult(inbound_id, InboundSms.Outcome.PENDING)
 
 
-
 def inbound_process(*, inbound_id: object, now: datetime | None = None) -> InboundResult:
     """Decide one pending inbound SMS: keyword, held by the rate limit, or a turn. Safe to run twice.
 
@@ -217,8 +216,6 @@ def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
     if created:
         transaction.on_commit(lambda: task_dispatch(tasks.run_turn, turn_id))
     return turn_id
-
-
 
 
 def _outbox_put(*, conversation: Conversation, kind: str, purpose: str, body: str) -> OutboundMessage:

@@ -48,6 +48,7 @@ class NodeFailed(Exception):
 
 _LOCK_SQL = "SELECT pg_advisory_lock(hashtextextended(%s, 7))"
 _TRY_LOCK_SQL = "SELECT pg_try_advisory_lock(hashtextextended(%s, 7))"
+_UNLOCK_SQL = "SELECT pg_advisory_unlock(hashtextextended(%s, 7))"
 # The conversation of a turn and its lock in one round trip (the key is the conversation id's text).
 # While a turn runs, its session commits without waiting for the WAL flush: the checkpoints between
 # nodes are a recovery aid, and if PostgreSQL itself crashed within a fraction of a second of one,
@@ -92,7 +93,7 @@ def turn_conversation_lock(turn_id: object) -> Iterator[object]:
         _unlock(str(row[0]), sql=_TURN_UNLOCK_SQL)
 
 
-def _unlock(key: str, *, sql: str = "SELECT pg_advisory_unlock(hashtextextended(%s, 7))") -> None:
+def _unlock(key: str, *, sql: str = _UNLOCK_SQL) -> None:
     try:
         with connection.cursor() as cursor:
             cursor.execute(sql, [key])

@@ -118,3 +118,15 @@ def test_every_node_run_is_recorded_with_its_projection_and_transition() -> None
     assert runs[0].transition == "intake→retrieve"
     assert "evidence" not in runs[0].projection
     assert "text" not in next(run for run in runs if run.node == "audit").projection
+
+
+def test_where_the_person_said_they_are_carries_to_the_next_question_until_they_name_another_place() -> None:
+    first = ask("I need food in Houston")
+    conversation = Conversation.objects.get(turns__pk=first["turn_id"])
+    second = ask("where can I sleep tonight?", conversation=conversation)
+    third = ask("I need a job in Dallas", conversation=conversation)
+    fourth = ask("and a place to sleep?", conversation=conversation)
+    assert first["region"] and second["region"] == first["region"]
+    assert third["region"] not in ("", None, first["region"])
+    assert fourth["region"] == third["region"]
+    assert [t.seq for t in conversation.turns.order_by("seq")] == [1, 2, 3, 4]
