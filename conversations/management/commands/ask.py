@@ -72,6 +72,7 @@ class Command(BaseCommand):
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
+                item = None  # a line that does not parse must not report the previous line's id
                 try:
                     item = json.loads(line)
                     if not isinstance(item, dict) or "text" not in item:
