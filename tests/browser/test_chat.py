@@ -249,3 +249,47 @@ def test_deleting_the_conversation_erases_its_turns_and_logs_it_without_content(
     expect(page.locator(".msg")).to_have_count(0)
     expect(page.locator("#notice")).to_be_visible()
     shot(page, "08-deleted")
+
+
+# WCAG 2.x contrast of every visible text against the first opaque background behind it.
+CONTRAST_REPORT = """
+() => {
+  function rgb(value) { const m = value.match(/[\\d.]+/g) || []; return m.map(Number); }
+  function lum(c) {
+    const [r, g, b] = c.slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+  function background(el) {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.99)) { return c; }
+    }
+    return [255, 255, 255];
+  }
+  const rows = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (!own || box.width < 2 || box.height < 2 || style.visibility === "hidden" || el.closest(".leaflet-container, .sr-only")) { continue; }
+    const [a, b] = [lum(rgb(style.color)), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
+    rows.push({ text: el.textContent.trim().slice(0, 40), ratio: Math.round(ratio * 100) / 100, needed: large ? 3 : 4.5 });
+  }
+  return rows;
+}
+"""
+
+
+@pytest.mark.parametrize("language_path", ["/", "/?lang=es"])
+def test_every_visible_text_meets_wcag_aa_contrast(new_context: Callable, language_path: str) -> None:
+    context = new_context()
+    page = open_chat(context, language_path)
+    report = page.evaluate(CONTRAST_REPORT)  # the notice, the crisis bar, the form
+    accept_notice(page)
+    send(page, "how do I get a state ID in Houston")  # a reply with citations and resource cards
+    report += page.evaluate(CONTRAST_REPORT)
+    assert len(report) > 20
+    failing = [row for row in report if row["ratio"] < row["needed"]]
+    assert failing == [], failing
