@@ -96,9 +96,15 @@ def intake(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     text = str(view["text"])
     crisis = view["crisis"] or {}
     guess = intake_rules.guess(text, language_hint=view["language_hint"])
-    # An explicit choice from the client wins; otherwise the message's own language, with the
+    # An explicit choice from the client wins; otherwise the language of the person's own words
+    # (not of a follow-up's rewrite, which carries the previous question's language), with the
     # conversation's language only breaking ties (so a person who switches is followed).
-    language = view["language_pref"] if view["language_pref"] in {"en", "es"} else guess.language
+    own_words = str(view["place_text"] or text)
+    language = (
+        view["language_pref"]
+        if view["language_pref"] in {"en", "es"}
+        else intake_rules.detect_language(own_words, view["language_hint"])
+    )
     place = resolve_place(str(view["place_text"] or "")) or resolve_place(text)
     updates: dict[str, Any] = {
         "language": language,

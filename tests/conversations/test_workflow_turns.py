@@ -130,3 +130,13 @@ def test_where_the_person_said_they_are_carries_to_the_next_question_until_they_
     assert third["region"] not in ("", None, first["region"])
     assert fourth["region"] == third["region"]
     assert [t.seq for t in conversation.turns.order_by("seq")] == [1, 2, 3, 4]
+
+
+def test_a_follow_up_in_the_other_language_is_answered_in_that_language() -> None:
+    first = ask("I just got out of TDCJ and need an ID in Houston")
+    conversation = Conversation.objects.get(turns__pk=first["turn_id"])
+    second = ask("¿y eso cuánto cuesta?", conversation=conversation)
+    turn = Turn.objects.get(pk=second["turn_id"])
+    assert first["language"] == "en" and second["language"] == "es"
+    assert turn.redacted_text == "¿y eso cuánto cuesta?" and turn.standalone_text != turn.redacted_text
+    assert "Here is" not in second["reply"]
