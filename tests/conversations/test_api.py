@@ -115,6 +115,25 @@ async def test_sse_streams_one_event_per_node_then_done() -> None:
     assert events == ["node"] * 6 + ["done"]
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_an_sse_stream_gives_its_database_connection_back_before_it_streams() -> None:
+    from asgiref.sync import sync_to_async
+    from django.db import connection
+
+    from conversations import services
+
+    conversation, token = await sync_to_async(services.conversation_create)(channel="web")
+    turn, _ = await sync_to_async(services.turn_start)(conversation=conversation, text="need a job in houston", idempotency_key="sse-open")
+    holding = sync_to_async(lambda: connection.connection is not None)  # the thread that serves the view's sync work
+    assert await holding()  # turn_start left this thread with a connection
+    response = await AsyncClient().get(f"/api/v1/turns/{turn.pk}/events", headers={"Authorization": f"Bearer {token}"})
+    stream = aiter(response.streaming_content)
+    first = await anext(stream)
+    assert (first.decode() if isinstance(first, bytes) else first).startswith(": stream open")
+    assert not await holding()  # authorised, then released: a turn still running pins no connection
+    await stream.aclose()
+
+
 def test_the_openapi_schema_describes_the_turn_api(client: Client) -> None:
     response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
