@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test check lint imports pytest bench venv db-stop setup worker beat clean-venv load faults
+.PHONY: run test check lint imports pytest bench venv db-stop setup worker beat clean-venv load faults validate
 
 ## venv: create .venv and install pinned requirements (skipped when requirements are unchanged)
 venv: $(STAMP)
@@ -73,3 +73,12 @@ beat: venv
 ## db-stop: stop the embedded PostgreSQL (it is otherwise left running for the next process)
 db-stop: venv
 	$(BIN)/python -c "from pathlib import Path; from pathways_site.embedded_db import stop; print('stopped' if stop(Path('var/pgdata').resolve()) else 'not running')"
+
+## validate: the message model and the answerability gate on their frozen blind sets, against the issues' goals
+validate: venv
+	$(BIN)/python manage.py migrate --noinput -v 0
+	$(BIN)/python manage.py corpus load -v 0
+	@failed=""; \
+	$(BIN)/python manage.py safety evaluate --split blind --floors goal || failed="$$failed message-model"; \
+	$(BIN)/python manage.py corpus evaluate --blind --floors goal || failed="$$failed answerability-gate"; \
+	if [ -n "$$failed" ]; then echo "below the goals:$$failed (reports in var/)"; exit 1; fi

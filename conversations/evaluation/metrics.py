@@ -12,27 +12,10 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from audit.stats import wilson
 from conversations.evaluation.runner import Observation
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 STRATA = ("language", "channel", "region", "need", "suite")
-
-
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials (sane at 0/n and n/n, unlike the Wald one)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    if not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    p = k / n
-    z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
-    # At k == 0 (k == n) the bound is exactly 0 (1); say so instead of leaving float dust.
-    low = 0.0 if k == 0 else max(0.0, centre - half)
-    high = 1.0 if k == n else min(1.0, centre + half)
-    return (low, high)
 
 
 @dataclass(frozen=True)

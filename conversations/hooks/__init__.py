@@ -3,7 +3,7 @@
 Pure Python: no Django, no LLM SDK, no other app. The layering contract enforces it.
 """
 
-from conversations.hooks.crisis import CrisisResult, combine_crisis, detect_crisis
+from conversations.hooks.crisis import CrisisResult, carry_crisis, combine_crisis, crisis_check, detect_crisis
 from conversations.hooks.gate import GateDecision, apply_gate
 from conversations.hooks.handoffs import Handoff, handoff_for
 from conversations.hooks.normalize import normalize
@@ -15,7 +15,9 @@ __all__ = [
     "Handoff",
     "Redaction",
     "apply_gate",
+    "carry_crisis",
     "combine_crisis",
+    "crisis_check",
     "detect_crisis",
     "handoff_for",
     "normalize",

@@ -19,7 +19,9 @@ __all__ = [
     "SEVERITIES",
     "CrisisOpinion",
     "CrisisResult",
+    "carry_crisis",
     "combine_crisis",
+    "crisis_check",
     "detect_crisis",
 ]
 
@@ -597,3 +599,26 @@ def combine_crisis(deterministic: CrisisResult, model_opinion: CrisisOpinion | N
         categories=(top, *others),
         source="rules+model",
     )
+
+
+def crisis_check(text: str, model_opinion: CrisisOpinion | None = None) -> CrisisResult:
+    """The ingress crisis hook: the rules on the raw text, OR the trained model (which can only escalate).
+
+    `model_opinion` is the message model's assessment of the redacted text (None or unavailable: the
+    rules alone). Never raises.
+    """
+    rules = detect_crisis(text)
+    if model_opinion is None or not getattr(model_opinion, "available", True):
+        return rules
+    return combine_crisis(rules, model_opinion)
+
+
+def carry_crisis(current: CrisisResult, previous: str | None, *, continues: bool) -> CrisisResult:
+    """Keep an ongoing crisis when the next message continues it ("estamos en odessa, sigue sin despertar").
+
+    Only ever escalates: a message that names its own crisis keeps it, and one that does not continue
+    the previous turn (a thank-you, a new topic) is judged on its own.
+    """
+    if current.is_crisis or not continues or previous not in CRISIS_CATEGORIES:
+        return current
+    return CrisisResult(category=previous, severity="high", categories=(previous,), source="context")

@@ -1,0 +1,125 @@
+"""`manage.py safety train|evaluate|card|split`: the message model's reproducible pipeline."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from conversations.hooks import message_model
+from conversations.safety import card, data, evaluate
+
+
+class Command(BaseCommand):
+    help = "Train, evaluate and describe the message model (crisis, need and hand-off heads)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        split = sub.add_parser("split", help="split training authors' files into train.jsonl and dev.jsonl (by id hash)")
+        split.add_argument("files", nargs="+")
+        split.add_argument("--dev-share", type=float, default=0.15)
+        sub.add_parser("train", help="train on train.jsonl, choose thresholds on dev.jsonl, write the artifact")
+        ev = sub.add_parser("evaluate", help="judge rules + model + context on a labeled split")
+        ev.add_argument("--split", choices=["blind", "dev"], default="blind")
+        ev.add_argument("--report-dir", default=None, help="where the JSON/HTML report goes (default var/)")
+        ev.add_argument("--no-floors", action="store_true", help="report only; do not fail below the floors")
+        ev.add_argument("--floors", choices=["goal", "regression"], default="goal",
+                        help="goal: the issue's targets (make validate); regression: the shipped model's own floor (make test)")
+        sub.add_parser("card", help="write MODEL_CARD.md from the artifact and the last blind report")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            getattr(self, f"_{options['action']}")(options)
+        except data.DataError as exc:
+            raise CommandError(str(exc)) from None
+
+    def _split(self, options: dict[str, Any]) -> None:
+        messages: list[data.Message] = []
+        for name in options["files"]:
+            messages.extend(data.read_messages(Path(name)))
+        blind = data.read_messages(data.BLIND_MESSAGES) + [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c]
+        # A training message that happens to repeat a blind one is dropped from training, never the reverse.
+        blind_keys = {data.text_key(m.text) for m in blind}
+        dropped = sorted(m.id for m in messages if data.text_key(m.text) in blind_keys)
+        messages = [m for m in messages if m.id not in dropped]
+        if dropped:
+            self.stdout.write(f"dropped {len(dropped)} training messages that repeat blind ones: {', '.join(dropped)}")
+        share = float(options["dev_share"])
+        train_rows, dev_rows = [], []
+        for message in sorted(messages, key=lambda m: m.id):
+            bucket = int(hashlib.sha256(message.id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+            (dev_rows if bucket < share else train_rows).append(message)
+        for path, rows in ((data.TRAIN, train_rows), (data.DEV, dev_rows)):
+            with path.open("w", encoding="utf-8") as handle:
+                for m in rows:
+                    handle.write(json.dumps({
+                        "id": m.id, "text": m.text, "channel": m.channel, "language": m.language, "crisis": m.crisis,
+                        "top_need": m.top_need, "region": m.region, "expect": list(m.expect), "pii_values": list(m.pii_values),
+                    }, ensure_ascii=False) + "\n")
+        self.stdout.write(f"train {len(train_rows)}, dev {len(dev_rows)}")
+
+    def _train(self, options: dict[str, Any]) -> None:
+        from conversations.safety import train
+        from corpus.embeddings import embed_one
+
+        train_rows, dev_rows = data.read_messages(data.TRAIN), data.read_messages(data.DEV)
+        data.verify_blind()
+        blind = data.read_messages(data.BLIND_MESSAGES) + [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c]
+        data.assert_disjoint(train_rows + dev_rows, blind)
+        meta, arrays = train.train(train.prepare(train_rows, embed_one), train.prepare(dev_rows, embed_one))
+        path = train.write_artifact(meta, arrays)
+        self.stdout.write(f"wrote {path.name} ({meta['version']}): thresholds {json.dumps(meta['thresholds'])}")
+
+    def _evaluate(self, options: dict[str, Any]) -> None:
+        from corpus.embeddings import embed_one
+
+        model = message_model.get_model()
+        if model is None:
+            raise CommandError("no message model artifact: run `manage.py safety train` first")
+        judge = evaluate.Judge(embed=embed_one)
+        if options["split"] == "blind":
+            data.verify_blind()
+            messages = evaluate.message_metrics(judge.run_messages(data.read_messages(data.BLIND_MESSAGES)))
+            turns = [o for c in data.read_conversations(data.BLIND_CONVERSATIONS) for o in judge.run_conversation(c)]
+            conversations: dict[str, Any] | None = evaluate.conversation_metrics(turns)
+        else:
+            messages = evaluate.message_metrics(judge.run_messages(data.read_messages(data.DEV)))
+            turns = [o for c in data.read_conversations(data.DEV_CONVERSATIONS) for o in judge.run_conversation(c)]
+            conversations = evaluate.conversation_metrics(turns)
+        values = evaluate.headline_values(messages, conversations)
+        report = {
+            "split": options["split"], "model_version": model.version, "floors": evaluate.FLOORS,
+            "headline": values, "messages": messages, "conversations": conversations,
+            "blind_hashes": data.blind_hashes() if options["split"] == "blind" else None,
+        }
+        directory = Path(options["report_dir"]) if options["report_dir"] else Path(settings.BASE_DIR) / "var"
+        json_path, html_path = evaluate.write_report(report, directory)
+        for key, value in values.items():
+            self.stdout.write(f"{key:32} {value}")
+        self.stdout.write(f"report: {json_path} and {html_path}")
+        floors = evaluate.FLOORS if options["floors"] == "goal" else evaluate.REGRESSION_FLOORS
+        failures = evaluate.check_floors(values, floors)
+        if failures and not options["no_floors"]:
+            raise CommandError(f"below the {options['floors']} floors: " + "; ".join(failures))
+
+    def _card(self, options: dict[str, Any]) -> None:
+        model = message_model.get_model()
+        if model is None:
+            raise CommandError("no message model artifact: run `manage.py safety train` first")
+        report_path = Path(settings.BASE_DIR) / "var" / "safety_report.json"
+        report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.is_file() else None
+        path = card.write_card(model.meta, report)
+        self.stdout.write(f"wrote {path}")
+        sets = {
+            "train": data.read_messages(data.TRAIN),
+            "dev": data.read_messages(data.DEV),
+            "dev conversations (turns)": [t for c in data.read_conversations(data.DEV_CONVERSATIONS) for t in c],
+            "blind messages": data.read_messages(data.BLIND_MESSAGES),
+            "blind conversations (turns)": [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c],
+        }
+        card.DATA_CARD_PATH.write_text(card.render_data_card(sets), encoding="utf-8")
+        self.stdout.write(f"wrote {card.DATA_CARD_PATH}")

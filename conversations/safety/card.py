@@ -1,0 +1,119 @@
+"""The model card: what the artifact is, what it learned from, its thresholds and its blind figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conversations.hooks import message_model
+
+CARD_PATH = message_model.ARTIFACT_DIR / "MODEL_CARD.md"
+
+
+def _fmt(rate: dict[str, Any] | None) -> str:
+    if not rate or rate.get("rate") is None:
+        return "n/a"
+    low, high = rate["ci95"]
+    return f"{rate['rate']:.3f} ({rate['k']}/{rate['n']}; 95 % CI {low:.3f}-{high:.3f})"
+
+
+def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
+    """Markdown for the card; the blind section is present only when a blind report is given."""
+    data = meta.get("data", {})
+    lines = [
+        "# Message model card",
+        "",
+        f"- **Version**: `{meta['version']}` (a hash of the data hashes, parameters and weights)",
+        "- **What it decides**: crisis category (6 one-vs-rest heads, multi-label), top need (14 classes), hand-off "
+        "flags (out of state, own-case legal advice, outcome promise, prompt injection, asks for a human).",
+        "- **Inputs**: the redacted message only: sublinear tf-idf over word and 2-5 character n-grams "
+        f"({len(meta['vocabulary'])} features) plus the 384-dim MiniLM embedding the turn computes anyway.",
+        "- **Learner**: scikit-learn `LogisticRegression` per head, sigmoid-calibrated on 5-fold cross-validated scores "
+        "(`CalibratedClassifierCV(ensemble=False)`); fixed seed; deterministic.",
+        "- **Use**: crisis = rules OR model (the model can only escalate); need and flags: the model's calibrated answer, "
+        "rules as tie-breakers (conversations/workflow/understanding.py).",
+        "",
+        "## Data",
+        f"- train: {data.get('train_size')} messages, hash `{data.get('train_hash', '')[:16]}`",
+        f"- dev (threshold choice only): {data.get('dev_size')} messages, hash `{data.get('dev_hash', '')[:16]}`",
+        "- blind split: written by a separate author given only ../shared/LABELING.md, frozen and hashed "
+        "(conversations/safety/data/BLIND.sha256) before the first training run; never trained or tuned on.",
+        "",
+        "## Thresholds (chosen on dev)",
+    ]
+    thresholds = meta["thresholds"]
+    for category, value in thresholds["crisis"].items():
+        lines.append(f"- crisis `{category}`: {value:.4f} (recall-first)")
+    lines.append(f"- need sure at p ≥ {thresholds['need']:.4f} (below it the rules break ties)")
+    for tag, value in thresholds["flags"].items():
+        lines.append(f"- flag `{tag}`: {value:.2f} (F1-best on dev)")
+    if report:
+        messages = report["messages"]
+        lines += ["", f"## Blind split (model `{report.get('model_version')}`)", "", "| metric | value |", "| --- | --- |"]
+        for key in ("crisis_recall", "suicide_recall", "crisis_category_accuracy", "false_crisis_rate", "need_accuracy",
+                    "region_accuracy", "language_accuracy", "rules_only_crisis_recall", "model_only_crisis_recall",
+                    "rules_only_false_crisis_rate", "model_only_false_crisis_rate"):
+            lines.append(f"| {key} | {_fmt(messages.get(key))} |")
+        lines += ["", "| stratum | crisis recall | false crisis | need accuracy | region accuracy |", "| --- | --- | --- | --- | --- |"]
+        for group in ("language", "channel"):
+            for name, row in messages["strata"][group].items():
+                lines.append(f"| {group}={name} | {_fmt(row['crisis_recall'])} | {_fmt(row['false_crisis_rate'])} | "
+                             f"{_fmt(row['need_accuracy'])} | {_fmt(row['region_accuracy'])} |")
+        lines += ["", "| crisis category | recall | category accuracy |", "| --- | --- | --- |"]
+        for name, row in messages["strata"]["crisis_category"].items():
+            lines.append(f"| {name} | {_fmt(row['recall'])} | {_fmt(row['category_accuracy'])} |")
+        lines += ["", "| need | accuracy |", "| --- | --- |"]
+        for name, row in messages["strata"]["need"].items():
+            lines.append(f"| {name} | {_fmt(row['accuracy'])} |")
+        lines += ["", "| hand-off flag | recall | false positive rate |", "| --- | --- | --- |"]
+        for tag, row in messages["flags"].items():
+            lines.append(f"| {tag} | {_fmt(row['recall'])} | {_fmt(row['false_positive_rate'])} |")
+        conversations = report.get("conversations")
+        if conversations:
+            lines += ["", f"### Blind conversations ({conversations['conversations']} conversations, {conversations['turns']} turns)",
+                      "", "| per turn | value |", "| --- | --- |"]
+            for key in ("need_accuracy", "region_accuracy", "crisis_recall", "false_crisis_rate",
+                        "later_turns_need_accuracy", "later_turns_region_accuracy", "later_turns_crisis_recall"):
+                lines.append(f"| {key} | {_fmt(conversations[key])} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_card(meta: dict[str, Any], report: dict[str, Any] | None, path: Path = CARD_PATH) -> Path:
+    path.write_text(render(meta, report), encoding="utf-8")
+    return path
+
+
+DATA_CARD_PATH = Path(__file__).resolve().parent / "data" / "DATA_CARD.md"
+
+
+def render_data_card(sets: dict[str, list[Any]]) -> str:
+    """Counts per stratum for each data set, and how each was written."""
+    from collections import Counter
+
+    lines = [
+        "# Message data card",
+        "",
+        "Every message is labeled by ../shared/LABELING.md (fields: text, channel, language, crisis, top_need, region,",
+        "expect, pii_values). How the sets were written:",
+        "",
+        "- **train / dev** (`train.jsonl`, `dev.jsonl`): written for training by five helper sessions, each given only",
+        "  LABELING.md and a brief for its share (crises and hard negatives x3, needs and regions, policy cases and",
+        "  Spanglish); sources in `sources/`. `manage.py safety split` puts ~15 % of them in dev by a hash of the id",
+        "  (dev chooses thresholds only) and drops any training message that repeats a blind one. Caveat: one author",
+        "  wrote English/Spanish pairs of the same situation, so dev is closer to train than the blind split is.",
+        "- **dev_conversations.jsonl**: multi-turn conversations by another helper, for tuning the context rules.",
+        "- **blind split** (`blind_messages.jsonl`, `blind_conversations.jsonl`): written by two separate helpers given",
+        "  only LABELING.md (no code, no rules, no training data), frozen and hashed in `BLIND.sha256` before the first",
+        "  training run. Never trained or tuned on; `safety train` refuses overlapping training data.",
+        "",
+    ]
+    for name, rows in sets.items():
+        lines += [f"## {name}: {len(rows)} messages", ""]
+        for field in ("language", "channel", "crisis", "top_need", "region"):
+            counts = Counter(getattr(m, field) for m in rows)
+            lines.append(f"- {field}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))))
+        tags = Counter(tag for m in rows for tag in m.expect)
+        lines.append("- expect: " + (", ".join(f"{k} {v}" for k, v in sorted(tags.items())) or "none"))
+        lines.append(f"- with PII values: {sum(1 for m in rows if m.pii_values)}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,170 @@
+"""The message model's three data sets: train, dev and the frozen blind split.
+
+Training and dev come from training authors (dev is a deterministic, hash-based hold-out of their
+messages, used only to choose thresholds). The blind split was written by a separate author given
+only ../shared/LABELING.md, and is frozen: `BLIND.sha256` pins its bytes, `verify_blind()` refuses
+to evaluate a file that changed, and `assert_disjoint()` refuses training data that overlaps it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from conversations.hooks.crisis import CRISIS_CATEGORIES
+from conversations.hooks.textfeatures import fold
+from resources.taxonomy import NEED_CATEGORIES, REGIONS
+
+DATA_DIR: Final = Path(__file__).resolve().parent / "data"
+TRAIN: Final = DATA_DIR / "train.jsonl"
+DEV: Final = DATA_DIR / "dev.jsonl"
+BLIND_MESSAGES: Final = DATA_DIR / "blind_messages.jsonl"
+BLIND_CONVERSATIONS: Final = DATA_DIR / "blind_conversations.jsonl"
+BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
+DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
+
+CRISIS_LABELS: Final = ("none", *CRISIS_CATEGORIES)
+REGION_LABELS: Final = (*REGIONS, "unknown")
+EXPECT_TAGS: Final = ("handoff_out_of_state", "no_legal_advice", "no_outcome_promise", "prompt_injection", "asks_for_human")
+CHANNELS: Final = ("sms", "web")
+LANGUAGES: Final = ("en", "es")
+
+
+class DataError(ValueError):
+    """A data file that does not follow LABELING.md, or a blind split that changed."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One labeled message, as LABELING.md defines the fields."""
+
+    id: str
+    text: str
+    channel: str
+    language: str
+    crisis: str
+    top_need: str
+    region: str
+    expect: tuple[str, ...] = ()
+    pii_values: tuple[str, ...] = ()
+    conversation: str | None = None  # set for a turn of a blind conversation
+    turn: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def _check(item: dict[str, Any], where: str) -> None:
+    allowed = {
+        "channel": CHANNELS, "language": LANGUAGES, "crisis": CRISIS_LABELS,
+        "top_need": NEED_CATEGORIES, "region": REGION_LABELS,
+    }
+    for key, values in allowed.items():
+        if item.get(key) not in values:
+            raise DataError(f"{where}: {key}={item.get(key)!r} is not one of {', '.join(values)}")
+    if not isinstance(item.get("text"), str):
+        raise DataError(f"{where}: text must be a string")
+    unknown = set(item.get("expect") or ()) - set(EXPECT_TAGS)
+    if unknown:
+        raise DataError(f"{where}: unknown expect tag(s) {sorted(unknown)}")
+
+
+def _message(item: dict[str, Any], where: str, **extra: Any) -> Message:
+    _check(item, where)
+    return Message(
+        id=str(item["id"]),
+        text=item["text"],
+        channel=item["channel"],
+        language=item["language"],
+        crisis=item["crisis"],
+        top_need=item["top_need"],
+        region=item["region"],
+        expect=tuple(sorted(set(item.get("expect") or ()))),
+        pii_values=tuple(item.get("pii_values") or ()),
+        **extra,
+    )
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path.name}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(item, dict):
+                raise DataError(f"{path.name}:{number}: each line must be a JSON object")
+            yield number, item
+
+
+def read_messages(path: Path) -> list[Message]:
+    """Read and validate a file of single labeled messages."""
+    out = [_message(item, f"{path.name}:{number}") for number, item in _lines(path)]
+    ids = [m.id for m in out]
+    if len(ids) != len(set(ids)):
+        raise DataError(f"{path.name}: duplicate ids")
+    return out
+
+
+def read_conversations(path: Path) -> list[list[Message]]:
+    """Read and validate blind conversations: each a list of turns labeled as of that turn."""
+    conversations: list[list[Message]] = []
+    for number, item in _lines(path):
+        channel = item.get("channel")
+        turns = item.get("turns")
+        if not isinstance(turns, list) or not turns:
+            raise DataError(f"{path.name}:{number}: a conversation needs a non-empty list of turns")
+        conversations.append([
+            _message({"channel": channel, **turn, "id": f"{item['id']}#{index}"}, f"{path.name}:{number} turn {index}",
+                     conversation=str(item["id"]), turn=index)
+            for index, turn in enumerate(turns, start=1)
+        ])
+    return conversations
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def blind_hashes() -> dict[str, str]:
+    """The pinned hashes of the blind files (name → sha256)."""
+    pinned: dict[str, str] = {}
+    for line in BLIND_HASHES.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            digest, name = line.split()
+            pinned[name] = digest
+    return pinned
+
+
+def verify_blind() -> None:
+    """Refuse to go on if a blind file is not byte-for-byte the frozen one."""
+    for name, digest in blind_hashes().items():
+        path = DATA_DIR / name
+        if not path.is_file() or file_sha256(path) != digest:
+            raise DataError(f"{name} does not match its frozen hash in BLIND.sha256: the blind split must not change")
+
+
+def text_key(text: str) -> str:
+    """A comparison key that ignores case, accents, punctuation and spacing."""
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in fold(text)).split())
+
+
+def assert_disjoint(training: Iterable[Message], blind: Iterable[Message]) -> None:
+    """Refuse training data that contains a blind message (the blind split is never trained on)."""
+    blind_keys = {text_key(m.text) for m in blind}
+    leaked = sorted({m.id for m in training if text_key(m.text) in blind_keys})
+    if leaked:
+        raise DataError(f"{len(leaked)} training messages repeat blind messages (e.g. {leaked[:3]})")
+
+
+def data_hash(messages: Iterable[Message]) -> str:
+    """A hash of the labeled content, independent of file formatting and order."""
+    rows = sorted(
+        json.dumps([m.id, m.text, m.channel, m.language, m.crisis, m.top_need, m.region, list(m.expect)], ensure_ascii=False)
+        for m in messages
+    )
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()

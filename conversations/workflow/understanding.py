@@ -1,0 +1,192 @@
+"""What intake concludes about one message: the trained model's answer, the rules, and the context.
+
+A pure function of plain data (no database, no model call), used by the intake node and by
+`manage.py safety evaluate`, so what is measured is what runs:
+- need: the model's calibrated answer when it is sure; otherwise the rules where they are precise
+  (one need clearly ahead); otherwise the model's best guess. A message that carries no need of
+  its own (a bare follow-up, thanks, an "and how much?") keeps the conversation's need; a
+  concrete new need, or a correction, replaces it.
+- region: the place the person says they are in now (the latest stated wins), else the
+  conversation's last region; "Texas" alone is statewide.
+- hand-off signals: the model's flags, OR the rules where they are exact (AGENT, a named state).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from conversations.workflow import intake_rules
+from resources.selectors import resolve_place
+
+CONTEXT_FREE_NEEDS: Final = frozenset({"other"})
+# "no, I meant …", "actually …", "not housing, food": the person corrects the topic.
+_CORRECTION: Final = re.compile(
+    r"^\s*(?:no+\b|nah\b|not\b|actually\b|i meant\b|i mean\b|wait\b|mejor\b|perd[oó]n\b|quise decir\b|me refiero\b|"
+    r"en realidad\b|no es\b|no era\b)",
+    re.IGNORECASE,
+)
+_TEXAS_ONLY: Final = re.compile(r"\b(?:texas|tx|tejas)\b", re.IGNORECASE)
+# Thanks, greetings and goodbyes carry no need of their own, and LABELING.md files them as other.
+_COURTESY: Final = re.compile(
+    r"^\W*(?:ok(?:ay)?|k|thanks?|thank you|thx|ty|gracias|muchas gracias|hi|hello|hey|hola|bye|adios|cool|"
+    r"got it|va|sale|orale|perfecto|listo)(?:\W+(?:so much|a lot|yall|y'all|man|bro|mija|mijo|amigo|again|"
+    r"mucho|muchas|de nuevo|ok|thanks?|gracias))*\W*$",
+    re.IGNORECASE,
+)
+# With a conversation need in play, the model switches topic on its own only when it is this sure;
+# below it, only the person's own keywords (the rules) or a correction do.
+SWITCH_PROBABILITY: Final = 0.85
+# The need behind a crisis (LABELING.md): the line is the crisis's; the need is what follows it.
+CRISIS_NEEDS: Final = {
+    "suicide_self_harm": ("health",),
+    "medical_emergency_overdose": ("health",),
+    "sexual_assault": ("health", "housing"),
+    "housing_emergency": ("housing",),
+    "domestic_violence": ("other", "housing", "legal_aid"),
+    "immediate_danger": ("other",),
+}
+# A weak rule signal may confirm a model flag that is close to its threshold, never decide alone.
+RULE_CONFIRMS_FROM: Final = 0.35
+
+
+_SAFE_NOW: Final = re.compile(
+    r"\b(?:i'?m (?:ok|okay|safe|fine|good) now|im (?:ok|okay|safe|fine|good) now|all good now|false alarm|never ?mind|nvm|"
+    r"ya estoy bien|ya estoy a salvo|ya paso|todo bien ya|estoy bien ahora)\b",
+    re.IGNORECASE,
+)
+
+
+def continues_previous(own_words: str) -> bool:
+    """Whether a message goes on with the previous turn's situation.
+
+    After a crisis, anything but a thank-you, a greeting or "I'm safe now" keeps the crisis line in
+    front of the person ("estamos en odessa", "is there a shelter open now"): when in doubt, the crisis wins.
+    """
+    return not _COURTESY.match(own_words) and not _SAFE_NOW.search(own_words)
+
+
+@dataclass(frozen=True)
+class Understanding:
+    language: str
+    top_need: str
+    need_source: str  # "model" | "rules" | "context" | "none"
+    needs: tuple[str, ...]
+    supervision: str
+    region: str | None
+    place: dict[str, Any] | None
+    out_of_state: str | None
+    legal_advice: bool
+    human_request: bool
+    outcome_promise: bool
+    prompt_injection: bool
+    sure: bool  # False: neither the model nor the rules are confident (the LLM may be asked)
+
+
+def _flag(assessment: Mapping[str, Any], tag: str, rule_hit: bool, *, rule_exact: bool) -> bool:
+    if not assessment.get("available"):
+        return rule_hit
+    if tag in (assessment.get("flags") or ()):
+        return True
+    if rule_hit and rule_exact:
+        return True
+    probability = float((assessment.get("flag_probs") or {}).get(tag, 0.0))
+    threshold = float((assessment.get("flag_thresholds") or {}).get(tag, 1.0))
+    return rule_hit and probability >= RULE_CONFIRMS_FROM * threshold
+
+
+def _model_need(assessment: Mapping[str, Any]) -> tuple[str | None, float, bool]:
+    if not assessment.get("available") or not assessment.get("top_need"):
+        return None, 0.0, False
+    return str(assessment["top_need"]), float(assessment.get("need_probability") or 0.0), bool(assessment.get("need_sure"))
+
+
+def understand(
+    *,
+    text: str,
+    own_words: str,
+    assessment: Mapping[str, Any] | None,
+    language_pref: str | None = None,
+    language_hint: str | None = None,
+    region_hint: str | None = None,
+    need_hint: str | None = None,
+    crisis: str = "none",
+) -> Understanding:
+    """Combine model, rules and conversation context for one redacted message.
+
+    `text` is the message as the workflow searches it (a follow-up rewritten with its context),
+    `own_words` the person's message as sent; the model's `assessment` is of `own_words`.
+    """
+    assessment = assessment or {}
+    own_words = own_words or text
+    own_guess = intake_rules.guess(own_words, language_hint=language_hint)
+    guess = intake_rules.guess(text, language_hint=language_hint) if text != own_words else own_guess
+    language = language_pref if language_pref in {"en", "es"} else intake_rules.detect_language(own_words, language_hint)
+
+    model_need, model_p, model_sure = _model_need(assessment)
+    rules_need = own_guess.top_need if own_guess.scores else None
+    rules_precise = rules_need is not None and own_guess.sure
+    if model_need is not None and model_sure:
+        need, source, sure = model_need, "model", True
+    elif rules_precise:
+        need, source, sure = str(rules_need), "rules", True
+    elif model_need is not None:
+        need, source, sure = model_need, "model", False
+    elif rules_need is not None:
+        need, source, sure = rules_need, "rules", False
+    else:
+        need, source, sure = "other", "none", False
+
+    corrected = _CORRECTION.search(own_words) is not None and need not in CONTEXT_FREE_NEEDS
+    if crisis in CRISIS_NEEDS:
+        allowed = CRISIS_NEEDS[crisis]
+        if need not in allowed:
+            need, source, sure = allowed[0], "crisis", True
+    elif _COURTESY.match(own_words):
+        need, source, sure = "other", "rules", True
+    elif need_hint and need_hint not in CONTEXT_FREE_NEEDS and not corrected:
+        # In a conversation, a message switches topic by its own keywords, or when the model is
+        # very sure; "what about Dallas?", "is it free", "im in temple" keep the conversation's need.
+        switches = rules_precise or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
+        if not switches:
+            need, source, sure = need_hint, "context", True
+
+    place = resolve_place(own_words)
+    region = place.region if place else region_hint
+    if region is None and _TEXAS_ONLY.search(own_words):
+        region = "statewide"
+    rules_state = guess.out_of_state
+    out_of_state = _flag(assessment, "handoff_out_of_state", rules_state is not None, rule_exact=False)
+    return Understanding(
+        language=language,
+        top_need=need,
+        need_source=source,
+        needs=guess.needs,
+        supervision=guess.supervision,
+        region=region,
+        place={"name": place.name, "lat": place.lat, "lon": place.lon, "zip": place.zip} if place else None,
+        out_of_state=(rules_state or "another state") if out_of_state else None,
+        legal_advice=_flag(assessment, "no_legal_advice", own_guess.legal_advice, rule_exact=False),
+        human_request=_flag(assessment, "asks_for_human", intake_rules.wants_human(own_words), rule_exact=True),
+        outcome_promise="no_outcome_promise" in (assessment.get("flags") or ()),
+        prompt_injection="prompt_injection" in (assessment.get("flags") or ()),
+        sure=sure,
+    )
+
+
+def need_for_question(text: str) -> str | None:
+    """Intake's need for one standalone question, as a turn would decide it (for the corpus gate's training).
+
+    Wired into corpus by settings.CORPUS_INTAKE_NEED: the corpus may not import the workflow.
+    """
+    from conversations.hooks import message_model, redact
+    from corpus.embeddings import embed_one
+
+    redacted = redact(text).text
+    if not redacted.strip():
+        return None
+    assessment = message_model.assess(redacted, embed_one(redacted))
+    need = understand(text=redacted, own_words=redacted, assessment=assessment.summary()).top_need
+    return None if need == "other" else need

@@ -1,0 +1,102 @@
+"""The message model's pipeline: three separate data sets, a frozen blind split, deterministic training."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conversations.safety import data, evaluate, train
+from conversations.safety.data import DataError, Message
+from resources.taxonomy import NEED_CATEGORIES
+
+
+def _all_blind() -> list[Message]:
+    return data.read_messages(data.BLIND_MESSAGES) + [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c]
+
+
+def test_the_blind_split_is_byte_for_byte_the_frozen_one() -> None:
+    data.verify_blind()
+    pinned = data.blind_hashes()
+    assert set(pinned) == {"blind_messages.jsonl", "blind_conversations.jsonl"}
+
+
+def test_a_changed_blind_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("blind_messages.jsonl", "blind_conversations.jsonl", "BLIND.sha256"):
+        (tmp_path / name).write_bytes((data.DATA_DIR / name).read_bytes())
+    with (tmp_path / "blind_messages.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": "x", "text": "tuned", "channel": "sms", "language": "en", "crisis": "none",
+                                 "top_need": "other", "region": "unknown"}) + "\n")
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(data, "BLIND_HASHES", tmp_path / "BLIND.sha256")
+    with pytest.raises(DataError, match="frozen hash"):
+        data.verify_blind()
+
+
+def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
+    train_rows, dev_rows, blind = data.read_messages(data.TRAIN), data.read_messages(data.DEV), _all_blind()
+    assert len(train_rows) >= 3000
+    assert len(data.read_messages(data.BLIND_MESSAGES)) >= 400
+    assert len(data.read_conversations(data.BLIND_CONVERSATIONS)) >= 60
+    assert not {m.id for m in train_rows} & {m.id for m in dev_rows}
+    data.assert_disjoint(train_rows + dev_rows, blind)
+    spanish = sum(m.language == "es" for m in train_rows) / len(train_rows)
+    assert spanish >= 0.40
+    crises = Counter(m.crisis for m in train_rows)
+    assert all(crises[c] >= 100 for c in data.CRISIS_LABELS if c != "none")
+    assert {m.top_need for m in train_rows} == set(NEED_CATEGORIES)
+    assert all(sum(tag in m.expect for m in train_rows) >= 80 for tag in data.EXPECT_TAGS)
+
+
+def test_overlapping_training_data_is_refused() -> None:
+    blind = data.read_messages(data.BLIND_MESSAGES)[:3]
+    with pytest.raises(DataError, match="repeat blind"):
+        data.assert_disjoint([Message(**{**blind[0].__dict__, "id": "copy"})], blind)
+
+
+def test_a_label_outside_the_guide_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"id": "1", "text": "x", "channel": "sms", "language": "en", "crisis": "panic",
+                                "top_need": "other", "region": "unknown"}) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match="crisis='panic'"):
+        data.read_messages(path)
+    path.write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(DataError, match="not JSON"):
+        data.read_messages(path)
+
+
+def _stub_embed(text: str) -> list[float]:
+    digest = hashlib.sha256(text.encode()).digest()
+    return [(digest[i % 32] - 128) / 1280 for i in range(384)]
+
+
+def _small(rows: list[Message], per_crisis: int, ordinary: int) -> list[Message]:
+    picked: list[Message] = []
+    counts: Counter[str] = Counter()
+    for m in sorted(rows, key=lambda m: m.id):
+        limit = ordinary if m.crisis == "none" else per_crisis
+        if counts[m.crisis] < limit:
+            picked.append(m)
+            counts[m.crisis] += 1
+    return picked
+
+
+@pytest.mark.slow
+def test_training_is_deterministic_the_same_data_gives_the_same_artifact(tmp_path: Path) -> None:
+    rows = data.read_messages(data.TRAIN)
+    small_train = train.prepare(_small(rows, 20, 420), _stub_embed)
+    small_dev = train.prepare(_small(data.read_messages(data.DEV), 8, 120), _stub_embed)
+    first, second = tmp_path / "a", tmp_path / "b"
+    train.write_artifact(*train.train(small_train, small_dev), directory=first)
+    train.write_artifact(*train.train(small_train, small_dev), directory=second)
+    for name in ("message_model.json", "message_model.npz"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_floors_report_what_is_missed() -> None:
+    values = {"crisis_recall": 0.97, "suicide_recall": 1.0, "false_crisis_rate": 0.02, "spanish_gap_need_accuracy": -0.1}
+    failures = evaluate.check_floors(values)
+    assert failures == ["crisis_recall = 0.9700, floor >= 0.98"]
