@@ -15,11 +15,12 @@ from django.utils import timezone
 from audit.services import audit_event_record
 from conversations import crypto
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
-from conversations.hooks import detect_crisis, redact
+from conversations.hooks import carry_crisis, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.workflow import engine
 from conversations.workflow.graph import START_NODE, WORKFLOW_VERSION
 from conversations.workflow.intake_rules import is_follow_up
+from conversations.workflow.understanding import continues_previous
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +76,11 @@ def turn_start(
         raise MessageTooLong(f"Messages are limited to {MAX_MESSAGE_CHARS} characters. Please send a shorter message.")
     if not idempotency_key or len(idempotency_key) > 100:
         raise IdempotencyConflict("A message id of 1 to 100 characters is required.", code="bad_idempotency_key")
-    crisis = detect_crisis(text)
     redacted = redact(text).text
+    # The trained model reads only the redacted text; the rules read the raw text in memory. The
+    # query embedding computed here is the one retrieval reuses (corpus.embeddings caches it).
+    assessment = message_model.assess(redacted, _embedding(redacted))
+    crisis = crisis_check(text, assessment)
     channel = channel or conversation.channel
     standalone = _standalone(conversation, redacted)
     state: dict[str, Any] = {
@@ -87,7 +91,12 @@ def turn_start(
         "language_hint": conversation.language,
         "region_hint": None,
         "channel": channel,
-        "crisis": {"category": crisis.category, "severity": crisis.severity, "about_third_party": crisis.about_third_party},
+        "crisis": {
+            "category": crisis.category, "severity": crisis.severity, "about_third_party": crisis.about_third_party,
+            "source": crisis.source if crisis.is_crisis else "none",
+        },
+        "assessment": assessment.summary(),
+        "need_hint": None,
         "mode": conversation.mode,
         "revisions": 0,
         "fingerprint": _text_fingerprint(redacted),
@@ -98,16 +107,23 @@ def turn_start(
             # position and where the person last said they are (that stays true for the next
             # question unless they name another place).
             turns = Turn.objects.filter(conversation=OuterRef("pk"))
-            last_seq, state["region_hint"] = (
+            last_seq, state["region_hint"], state["need_hint"], previous_crisis = (
                 Conversation.objects.select_for_update()
                 .filter(pk=conversation.pk)
                 .values_list(
                     Subquery(turns.order_by("-seq").values("seq")[:1]),
                     Subquery(turns.exclude(region="").order_by("-seq").values("region")[:1]),
+                    Subquery(turns.exclude(top_need="").order_by("-seq").values("top_need")[:1]),
+                    Subquery(turns.order_by("-seq").values("crisis")[:1]),
                 )
                 .get()
             )
             seq = (last_seq or 0) + 1
+            # An ongoing crisis stays one while the next message only continues it.
+            carried = carry_crisis(crisis, previous_crisis, continues=continues_previous(redacted))
+            if carried is not crisis:
+                crisis = carried
+                state["crisis"] = {"category": crisis.category, "severity": crisis.severity, "about_third_party": False, "source": "context"}
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,
@@ -126,6 +142,19 @@ def turn_start(
         existing = Turn.objects.get(conversation=conversation, idempotency_key=idempotency_key)
         return _same_or_conflict(existing, redacted), False
     return turn, True
+
+
+def _embedding(redacted: str) -> list[float] | None:
+    """The message's query embedding, or None when the encoder cannot run (the rules still decide)."""
+    if not redacted.strip():
+        return None
+    try:
+        from corpus.embeddings import embed_one
+
+        return embed_one(redacted)
+    except Exception:
+        logger.exception("query embedding failed at ingress; the message model runs on text features alone")
+        return None
 
 
 def _same_or_conflict(existing: Turn, redacted: str) -> Turn:
@@ -191,6 +220,8 @@ def turn_finalize(turn: Turn) -> None:
         )
         if needs_approval and message.status == OutboundMessage.Status.PENDING_APPROVAL:
             status = Turn.Status.WAITING_APPROVAL
+        if message.error_code:
+            state["undeliverable"] = message.error_code  # the turn completes; the trace says nothing went out
     turn.reply = reply
     turn.status = status
     turn.state = state
@@ -211,12 +242,21 @@ def outbound_create(
 ) -> OutboundMessage:
     """Put an SMS in the outbox; opted-out contacts get nothing, approved messages are sent after commit."""
     contact = conversation.contact
+    error_code = ""
     if contact.opted_out and kind != OutboundMessage.Kind.KEYWORD:
         status = OutboundMessage.Status.SUPPRESSED
+    elif not contact.phone_encrypted and status == OutboundMessage.Status.APPROVED:
+        # An SMS-channel conversation with no number (the `ask --channel sms` path): nothing can be
+        # sent, and saying so must not fail the turn or its crisis handoff.
+        status, error_code = OutboundMessage.Status.FAILED, "no_phone"
     message = OutboundMessage.objects.create(
-        conversation=conversation, turn=turn, kind=kind, body=body, draft_body=body, status=status, crisis=crisis
+        conversation=conversation, turn=turn, kind=kind, body=body, draft_body=body, status=status, crisis=crisis,
+        error_code=error_code,
     )
-    audit_event_record(action="outbound.created", actor=actor, object_type="outbound", object_id=message.pk, data={"status": status, "kind": kind, "crisis": crisis})
+    audit_event_record(
+        action="outbound.created", actor=actor, object_type="outbound", object_id=message.pk,
+        data={"status": status, "kind": kind, "crisis": crisis, **({"reason": error_code} if error_code else {})},
+    )
     if status == OutboundMessage.Status.APPROVED:
         message_id = str(message.pk)
         transaction.on_commit(lambda: outbound_enqueue(message_id=message_id))
@@ -228,7 +268,12 @@ def outbound_enqueue(*, message_id: str) -> None:
     from conversations.tasks import outbound_send
 
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        outbound_send.delay(message_id)
+        try:
+            outbound_send.delay(message_id)
+        except Exception:
+            # Runs after the turn committed: a send error must not surface as a failed turn. The row
+            # stays approved/unclaimed or failed, and the sweeper retries what a retry can help.
+            logger.exception("outbound %s: eager send raised", message_id)
         return
     from conversations.background import task_dispatch
 

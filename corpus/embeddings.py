@@ -19,6 +19,7 @@ import os
 import threading
 import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -201,5 +202,14 @@ def embed(texts: Sequence[str], *, batch_size: int = 64) -> list[list[float]]:
 
 
 def embed_one(text: str) -> list[float]:
-    """Embed a single text."""
-    return embed([text])[0]
+    """Embed a single text; a text embedded moments ago in this process is not embedded again.
+
+    A turn embeds the person's message at ingress (for the message model) and retrieval asks for
+    the same text's vector: the small cache makes that one encoder run.
+    """
+    return list(_embed_cached(text))
+
+
+@lru_cache(maxsize=256)
+def _embed_cached(text: str) -> tuple[float, ...]:
+    return tuple(embed([text])[0])

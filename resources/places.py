@@ -25,6 +25,26 @@ _ZIP = re.compile(r"(?<!\d)(\d{5})(?:-\d{4})?(?!\d)")
 _BEFORE_CUE = re.compile(r"(?:\b(?:in|near|from|at|to|around|outside|en|cerca de|de|desde|por)\s+)$", re.IGNORECASE)
 _AFTER_CUE = re.compile(r"^\s*,?\s*(?:tx|texas)\b", re.IGNORECASE)
 _LOCATION_CUE = re.compile(r"(?:\b(?:in|near|around|en|cerca de|live in|staying in)\s+)$", re.IGNORECASE)
+# Where the person says they are now: the strongest cue.
+_HERE_CUE = re.compile(
+    r"\b(?:i'?m|im|i am|we'?re|we|i live|we live|living|staying|stayin|currently|right now|rn|now|here|"
+    r"estoy|estamos|vivo|vivimos|aqui|aca|ando|andamos|me quedo|ahorita|ahora)(?: \w+)?\s+(?:in|at|en|por|off)\s+(?:the\s+|el\s+|la\s+)?$",
+    re.IGNORECASE,
+)
+# "staying with my aunt in X", "vivo con mi tía en X": the relative's home is where the person is.
+_WITH_CUE = re.compile(
+    r"\b(?:staying|stayin|living|live|stay|crashing|quedo|quedando|vivo|viviendo|estoy)\s+(?:with|w|con)\b[^.,;!?]{0,30}\s(?:in|en)\s+$",
+    re.IGNORECASE,
+)
+# Places that are not where the person is (LABELING.md): birthplaces, former units and jails,
+# destinations, where other people live.
+_ELSEWHERE_CUE = re.compile(
+    r"\b(?:born|raised|grew up|naci|naci en|nacio|unit|unidad|walls|prison|prision|jail|carcel|locked up|did time|"
+    r"moving|move|going|headed|heading|mudo|mudarme|mudamos|voy|vamos|transfer(?:red)?|visit(?:ing)?|"
+    r"lives|live[sd]? there|vive|viven|llegar|sent|mandar(?:on)?|mom|mama|dad|papa|sister|brother|hermana|hermano|tia|aunt|"
+    r"cousin|primo|prima|son|daughter|hijo|hija|wife|esposa|husband|esposo)\b[^.,;!?]{0,24}$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -118,8 +138,16 @@ def find_city(text: str) -> Place | None:
         before, after = folded[max(0, found.start() - 20) : found.start()], folded[found.end() :]
         if city.ambiguous and not (_BEFORE_CUE.search(before) or _AFTER_CUE.match(after)):
             continue
-        # Prefer where the person says they are ("in Waco") over any other city mentioned.
-        rank = (0 if _LOCATION_CUE.search(before) else 1, found.start())
+        # Prefer where the person says they are ("im in Waco") over any other city mentioned; a
+        # birthplace, a former unit or a destination is never where they are.
+        wide = folded[max(0, found.start() - 40) : found.start()]
+        if _HERE_CUE.search(wide) or _WITH_CUE.search(wide):
+            cue = -1
+        elif _ELSEWHERE_CUE.search(wide):
+            continue
+        else:
+            cue = 0 if _LOCATION_CUE.search(before) else 1
+        rank = (cue, found.start())
         if best is None or rank < best[:2]:
             best = (*rank, city)
     if best is None:

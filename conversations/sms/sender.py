@@ -107,7 +107,15 @@ def outbound_deliver(*, message_id: object) -> str:
     else:
         with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
     try:
-        sent = gateway.send_sms(to=crypto.decrypt(contact.phone_encrypted), body=message.body, status_callback=_status_callback_url(str(message_id)))
+        to = crypto.decrypt(contact.phone_encrypted) if contact.phone_encrypted else ""
+    except ValueError:
+        to = ""  # a key mismatch is not fixed by retrying: record it, never raise out of the outbox
+    if not to:
+        code = "no_phone" if not contact.phone_encrypted else "bad_phone_key"
+        _finish(message_id, Status.FAILED, action="outbound.failed", data={"code": code, "kind": message.kind}, error_code=code)
+        return "failed"
+    try:
+        sent = gateway.send_sms(to=to, body=message.body, status_callback=_status_callback_url(str(message_id)))
     except gateway.SmsError as exc:
         if not exc.permanent:
             OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=Status.APPROVED, claimed_at=None, error_code=exc.code[:20])

@@ -38,7 +38,7 @@ BREACH_OUTCOMES: Final = ("bound_breach",)
 
 # What each node may read from the turn state: it receives a read-only projection of exactly these.
 NODE_READS: Final[dict[str, tuple[str, ...]]] = {
-    "intake": ("text", "place_text", "language_pref", "language_hint", "region_hint", "channel", "crisis"),
+    "intake": ("text", "place_text", "language_pref", "language_hint", "region_hint", "need_hint", "assessment", "crisis"),
     "retrieve": ("query", "language", "top_need"),
     "match": ("top_need", "region", "place", "language", "needs"),
     "draft": ("query", "language", "channel", "top_need", "region", "gate", "resources", "audit", "revisions"),

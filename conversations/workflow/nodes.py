@@ -22,9 +22,10 @@ from conversations import llm
 from conversations.hooks import apply_gate, handoff_for
 from conversations.workflow import extensions, intake_rules, templates
 from conversations.workflow.graph import MAX_AUDIT_REVISIONS
+from conversations.workflow.understanding import understand
 from corpus.errors import QueryError
 from corpus.selectors import corpus_search
-from resources.selectors import match, resolve_place
+from resources.selectors import match
 
 logger = logging.getLogger(__name__)
 
@@ -92,45 +93,55 @@ class IntakeOpinion(BaseModel):
 
 
 def intake(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
-    """Classify language, need, region and hand-off signals; a crisis from ingress goes straight to escalate."""
+    """Classify language, need, region and hand-off signals; a crisis from ingress goes straight to escalate.
+
+    The trained model's assessment (made at ingress on the redacted message) decides with the rules
+    as tie-breakers, and the conversation's need and region carry over (workflow/understanding.py).
+    """
     text = str(view["text"])
     crisis = view["crisis"] or {}
-    guess = intake_rules.guess(text, language_hint=view["language_hint"])
     # An explicit choice from the client wins; otherwise the language of the person's own words
     # (not of a follow-up's rewrite, which carries the previous question's language), with the
     # conversation's language only breaking ties (so a person who switches is followed).
     own_words = str(view["place_text"] or text)
-    language = (
-        view["language_pref"]
-        if view["language_pref"] in {"en", "es"}
-        else intake_rules.detect_language(own_words, view["language_hint"])
+    found = understand(
+        text=text,
+        own_words=own_words,
+        assessment=view["assessment"],
+        language_pref=view["language_pref"],
+        language_hint=view["language_hint"],
+        region_hint=view["region_hint"],
+        need_hint=view["need_hint"],
+        crisis=crisis.get("category", "none"),
     )
-    place = resolve_place(str(view["place_text"] or "")) or resolve_place(text)
+    language = found.language
     updates: dict[str, Any] = {
         "language": language,
-        "top_need": guess.top_need,
-        "supervision": guess.supervision,
-        "needs": list(guess.needs),
-        "region": place.region if place else view["region_hint"],
-        "place": {"name": place.name, "lat": place.lat, "lon": place.lon, "zip": place.zip} if place else None,
-        "out_of_state": guess.out_of_state,
-        "legal_advice": guess.legal_advice,
-        "intake_source": "rules",
+        "top_need": found.top_need,
+        "supervision": found.supervision,
+        "needs": list(found.needs),
+        "region": found.region,
+        "place": found.place,
+        "out_of_state": found.out_of_state,
+        "legal_advice": found.legal_advice,
+        "outcome_promise": found.outcome_promise,
+        "prompt_injection": found.prompt_injection,
+        "intake_source": found.need_source,
     }
     if crisis.get("category", "none") != "none":
         updates["handoff_category"] = crisis["category"]
-        return NodeResult("crisis", updates, {"crisis": crisis["category"], "language": language})
+        return NodeResult("crisis", updates, {"crisis": crisis["category"], "source": crisis.get("source", "rules"), "language": language})
     # Checked on the message as sent: a follow-up rewrite must not hide "AGENT" inside an old question.
-    if guess.human_request or intake_rules.wants_human(str(view["place_text"] or "")):
+    if found.human_request:
         updates["handoff_category"] = "human"
-        return NodeResult("handoff", updates, {"handoff": "human"})
-    if guess.out_of_state:
+        return NodeResult("handoff", updates, {"handoff": "human", "source": found.need_source})
+    if found.out_of_state:
         updates["handoff_category"] = "out_of_state"
-        return NodeResult("handoff", updates, {"handoff": "out_of_state", "state": guess.out_of_state})
-    if guess.legal_advice:
+        return NodeResult("handoff", updates, {"handoff": "out_of_state", "state": found.out_of_state})
+    if found.legal_advice:
         updates["handoff_category"] = "legal_aid"
         return NodeResult("handoff", updates, {"handoff": "legal_aid"})
-    if not guess.sure:
+    if not found.sure:
         opinion = ctx.call_llm(
             model=_settings().ANTHROPIC_MODEL_FAST,
             system=prompt("intake_v1"),
@@ -144,7 +155,9 @@ def intake(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             updates.update(top_need=opinion.top_need, intake_source="llm")
             if opinion.supervision != "unknown":
                 updates["supervision"] = opinion.supervision
-    return NodeResult("ok", updates, {k: updates[k] for k in ("language", "top_need", "region", "intake_source")})
+    output = {k: updates[k] for k in ("language", "top_need", "region", "intake_source")}
+    output["model"] = (view["assessment"] or {}).get("version") or "unavailable"
+    return NodeResult("ok", updates, output)
 
 
 def _settings() -> Any:

@@ -79,3 +79,42 @@ def test_no_message_and_an_oversized_one_are_clear_errors_that_write_nothing() -
 )
 def test_the_language_comes_from_the_message_itself(text: str, hint: str | None, expected: str) -> None:
     assert detect_language(text, hint) == expected
+
+
+def test_an_sms_channel_crisis_without_a_phone_completes_and_records_that_nothing_was_sent() -> None:
+    from conversations.models import OutboundMessage
+
+    turn = json.loads(ask("I want to kill myself", "--channel", "sms", "--json"))
+    assert turn["status"] == "escalated" and turn["crisis"] == "suicide_self_harm" and "988" in turn["reply"]
+    message = OutboundMessage.objects.get(turn_id=turn["turn_id"])
+    assert message.status == OutboundMessage.Status.FAILED and message.error_code == "no_phone"
+    assert Turn.objects.get(pk=turn["turn_id"]).state["undeliverable"] == "no_phone"
+
+
+def test_every_sms_channel_crisis_line_of_a_batch_is_escalated(tmp_path: Path) -> None:
+    # Written for this test; indirect forms the old rules missed are included.
+    texts = [
+        "i been saving up my pills for when i cant take it no more",
+        "my boyfriend took my id and wont let me leave the apartment",
+        "mi amigo tomo muchas pastillas y no despierta",
+        "the halfway house manager says if i dont sleep with him he'll write me up to my PO",
+        "me sacaron del albergue y no tengo donde dormir hoy en la noche",
+        "some guy from my old unit said he's gonna stab me when he sees me",
+        "I want to kill myself",
+    ]
+    path = tmp_path / "crises.jsonl"
+    path.write_text("".join(json.dumps({"id": str(i), "text": t, "channel": "sms"}) + "\n" for i, t in enumerate(texts)), encoding="utf-8")
+    lines = [json.loads(line) for line in ask("--jsonl", str(path)).splitlines()]
+    assert [line["id"] for line in lines] == [str(i) for i in range(len(texts))]
+    assert all(line["status"] == "escalated" and line["crisis"] != "none" for line in lines), [
+        (line["id"], line.get("status"), line.get("crisis")) for line in lines
+    ]
+
+
+def test_the_intake_node_records_which_source_decided() -> None:
+    from conversations.models import NodeRun
+
+    turn = json.loads(ask("where can i get food stamps in austin", "--json"))
+    intake = NodeRun.objects.get(turn_id=turn["turn_id"], node="intake")
+    assert intake.output["intake_source"] in {"model", "rules", "context"}
+    assert intake.output["model"].startswith("mm-")

@@ -39,6 +39,15 @@ MALFORMED = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _rules_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the LLM client's faults: with the trained message model off, a vague message
+    is one the rules are unsure of, so every LLM node is really reached (the model would decide it alone)."""
+    from conversations.hooks import message_model
+
+    monkeypatch.setattr(message_model, "get_model", lambda: None)
+
+
 def _run(text: str) -> Turn:
     conversation, _ = services.conversation_create(channel="web")
     turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex)
