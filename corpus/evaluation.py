@@ -52,6 +52,7 @@ class Question:
     language: str
     answerable: bool
     slugs: tuple[str, ...]
+    kind: str = ""  # answerable | other_state | not_covered | own_case (blind and dev sets)
 
 
 def dev_set_read(path: Path | None = None) -> list[Question]:
@@ -61,7 +62,9 @@ def dev_set_read(path: Path | None = None) -> list[Question]:
         if line.strip():
             row = json.loads(line)
             questions.append(
-                Question(row["id"], row["text"], row["language"], bool(row["answerable"]), tuple(row["slugs"]))
+                Question(
+                    row["id"], row["text"], row["language"], bool(row["answerable"]), tuple(row["slugs"]), row.get("kind", "")
+                )
             )
     return questions
 

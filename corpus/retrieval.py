@@ -22,13 +22,15 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.db import connection
 
+from corpus import answerability
 from corpus.errors import QueryError
 from corpus.models import fold_accents
+from corpus.translate import expand
 from corpus.types import CATEGORIES, LANGUAGES, EvidenceHit, RetrievalResult
 
 CALIBRATION_PATH = Path(__file__).resolve().parent / "calibration.json"
@@ -68,9 +70,10 @@ _OTHER_STATE_PHRASES = (
     "virginia occidental", "washington state", "estado de washington", "puerto rico",
 )
 _STATE_RE = re.compile(
-    r"\b(" + "|".join([re.escape(s) for s in _OTHER_STATE_PHRASES] + _OTHER_STATES) + r")\b"
+    r"\b(" + "|".join([re.escape(s) for s in _OTHER_STATE_PHRASES] + _OTHER_STATES) + r")(?:'?s)?\b"
 )
-_TEXAS_RE = re.compile(r"\b(texas|tejas|tx)\b")
+# Texas itself, or a big Texas city: the question is then (also) about here.
+_TEXAS_RE = re.compile(r"\b(texas|tejas|tx|houston|dallas|austin|san antonio|el paso|fort worth|tdcj)\b")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -95,9 +98,15 @@ def calibration() -> dict[str, float]:
 
 
 def confidence_floor() -> float:
-    """Return the gate's floor: settings.CORPUS_CONFIDENCE_FLOOR when set, else the calibrated one."""
+    """Return the gate's floor: settings.CORPUS_CONFIDENCE_FLOOR when set, else the trained gate's
+    threshold, else the calibrated score floor."""
+    model = answerability.gate()
+    return _override_floor(model.threshold if model is not None else calibration()["floor"])
+
+
+def _override_floor(default: float) -> float:
     override = getattr(settings, "CORPUS_CONFIDENCE_FLOOR", None)
-    return float(override) if override is not None else calibration()["floor"]
+    return float(override) if override is not None else default
 
 
 def fold(text: str) -> str:
@@ -150,6 +159,18 @@ WITH q AS (
            tsvector_to_array(to_tsvector('spanish', %(q_es)s)) AS es_lex,
            %(vec)s::vector AS vec
 ),
+known AS (
+    -- How much of the question's vocabulary the corpus knows at all (a topic it does not cover
+    -- shows up as words no entry uses): one GIN probe per question lexeme.
+    SELECT
+        (SELECT count(*) FROM unnest(q.en_lex) l
+         WHERE EXISTS (SELECT 1 FROM corpus_corpusentry k WHERE k.search_en @@ quote_literal(l)::tsquery)) AS en_known,
+        cardinality(q.en_lex) AS en_total,
+        (SELECT count(*) FROM unnest(q.es_lex) l
+         WHERE EXISTS (SELECT 1 FROM corpus_corpusentry k WHERE k.search_es @@ quote_literal(l)::tsquery)) AS es_known,
+        cardinality(q.es_lex) AS es_total
+    FROM q
+),
 lex AS (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS lexical_rank FROM (
         SELECT e.id,
@@ -184,9 +205,11 @@ SELECT e.id, e.slug, e.citation, e.title, e.summary_en, e.summary_es, e.source_u
            CASE WHEN cardinality(q.es_lex) = 0 THEN 0 ELSE
                (SELECT count(*) FROM unnest(q.es_lex) l WHERE l = ANY(tsvector_to_array(e.search_es)))::float
                / cardinality(q.es_lex) END
-       ) AS coverage
+       ) AS coverage,
+       known.en_known, known.en_total, known.es_known, known.es_total
 FROM corpus_corpusentry e
 CROSS JOIN q
+CROSS JOIN known
 LEFT JOIN lex ON lex.id = e.id
 LEFT JOIN sem ON sem.id = e.id
 WHERE lex.id IS NOT NULL OR sem.id IS NOT NULL
@@ -195,9 +218,17 @@ WHERE lex.id IS NOT NULL OR sem.id IS NOT NULL
 _LEGS = ("hybrid", "lexical", "semantic")
 
 
+EXPAND_SPANISH = True
+
+
+def query_for_index(text: str) -> str:
+    """The question as the English index and the embedding see it: Spanish key terms carried over."""
+    return expand(text) if EXPAND_SPANISH else text
+
+
 def _fetch(text: str, vector: list[float], category: str | None) -> list[_Candidate]:
     params: dict[str, Any] = {
-        "q": text,
+        "q": query_for_index(text),
         "q_es": fold_accents(text),
         "vec": "[" + ",".join(f"{value:.7f}" for value in vector) + "]",
         "bonus": STRICT_BONUS,
@@ -273,6 +304,7 @@ def search(
     leg: str = "hybrid",
     params: dict[str, float] | None = None,
     vector: list[float] | None = None,
+    need: str | None = None,
 ) -> RetrievalResult:
     """Rank corpus entries for a question and decide whether they may be asserted.
 
@@ -291,11 +323,11 @@ def search(
     if vector is None:
         from corpus.embeddings import embed_one
 
-        vector = embed_one(text)
+        vector = embed_one(query_for_index(text))
     candidates = _fetch(text, vector, category)
     return decide(
         text=text, language=language, category=category, k=k, candidates=candidates,
-        leg=leg, params=params, floor=floor, warnings=warnings,
+        leg=leg, params=params, floor=floor, warnings=warnings, need=need or category,
     )
 
 
@@ -303,7 +335,15 @@ def candidates_for(*, text: str, category: str | None = None) -> list[_Candidate
     """Return both legs' candidates for an already-cleaned question (calibration reuses them)."""
     from corpus.embeddings import embed_one
 
-    return _fetch(text, embed_one(text), category)
+    return _fetch(text, embed_one(query_for_index(text)), category)
+
+
+def ranked(candidates: list[_Candidate], *, leg: str, language: str, params: dict[str, float]) -> list[tuple[_Candidate, float]]:
+    """Candidates with their fused score, best first (ties by slug, so the order is stable)."""
+    scored = [(candidate, _fused_score(candidate, leg, language, params)) for candidate in candidates]
+    scored = [(candidate, score) for candidate, score in scored if score > 0]
+    scored.sort(key=lambda pair: (-pair[1], pair[0].row["slug"]))
+    return scored
 
 
 def decide(
@@ -317,18 +357,33 @@ def decide(
     params: dict[str, float],
     floor: float,
     warnings: list[str] | None = None,
+    gate_model: answerability.Gate | Literal["shipped"] | None = "shipped",
+    need: str | None = None,
 ) -> RetrievalResult:
-    """Fuse, rank and gate fetched candidates: pure Python, so calibration can replay it cheaply."""
+    """Fuse, rank and gate fetched candidates: pure Python, so calibration can replay it cheaply.
+
+    The hybrid leg is gated by the trained answerability gate (`gate_model`, the shipped one by
+    default; None falls back to the evidence-strength score and `floor`, as calibration does).
+    """
     warnings = list(warnings or [])
-    scored = [(candidate, _fused_score(candidate, leg, language, params)) for candidate in candidates]
-    scored = [(candidate, score) for candidate, score in scored if score > 0]
-    scored.sort(key=lambda pair: (-pair[1], pair[0].row["slug"]))
+    scored = ranked(candidates, leg=leg, language=language, params=params)
     top = scored[:k]
 
     assertable = [candidate for candidate, _score in top if candidate.row["assertable"]][:CONFIDENCE_TOP]
-    confidence = max((evidence_strength(candidate, params) for candidate in assertable), default=0.0)
-    if mentions_other_state(text):
-        confidence *= OTHER_STATE_FACTOR
+    other_state = mentions_other_state(text)
+    model = answerability.gate() if gate_model == "shipped" else gate_model
+    if model is not None and leg == "hybrid":
+        # The trained answerability gate decides; its probability is the confidence.
+        values = answerability.features(
+            text=text, language=language, category=category, scored=scored, other_state=other_state, need=need
+        )
+        confidence = model.probability(values) if assertable else 0.0
+        floor = _override_floor(model.threshold)
+    else:
+        confidence = max((evidence_strength(candidate, params) for candidate in assertable), default=0.0)
+        if other_state:
+            confidence *= OTHER_STATE_FACTOR
+    if other_state:
         warnings.append("other_jurisdiction: the question names another state; Pathways covers Texas only")
     if top and not assertable:
         warnings.append("no_assertable_hits: matching entries are not verified and reviewed")

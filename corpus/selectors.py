@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from corpus.embeddings import embed_one
 from corpus.models import CorpusEntry
-from corpus.retrieval import clean_query, search, validate_options
+from corpus.retrieval import clean_query, query_for_index, search, validate_options
 from corpus.types import EvidenceHit, RetrievalResult
 
 
@@ -20,10 +20,10 @@ def corpus_search(
     """
     text, _warnings = clean_query(query)
     validate_options(language=language, category=category, k=k)
-    vector = embed_one(text)
+    vector = embed_one(query_for_index(text))
     result = search(query=query, language=language, category=category, k=k, vector=vector)
     if widen_if_gated and result.gated and category is not None:
-        wider = search(query=query, language=language, category=None, k=k, vector=vector)
+        wider = search(query=query, language=language, category=None, k=k, vector=vector, need=category)
         if not wider.gated:
             return wider
     return result

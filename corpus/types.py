@@ -91,6 +91,8 @@ class RetrievalResult:
             ],
             "confidence": round(self.confidence, 4),
             "gated": self.gated,
+            # The answerability gate's view: its probability that the hits answer the question, and its call.
+            "gate": {"probability": round(self.confidence, 4), "decision": "do_not_assert" if self.gated else "assert"},
             "floor": self.floor,
             "handoff": self.handoff,
             "warnings": list(self.warnings),

@@ -42,8 +42,14 @@ class Command(BaseCommand):
         evaluate.add_argument("--no-tune", action="store_true", help="keep confidence weights, pick only the floor")
         evaluate.add_argument("--no-write", action="store_true", help="do not update corpus/calibration.json")
 
+        gate = sub.add_parser("train-gate", help="train the answerability gate (train set), threshold on dev, write it")
+        gate.add_argument("--no-write", action="store_true", help="report on dev without writing corpus/answerability.json")
+        evaluate.add_argument("--blind", action="store_true", help="report the shipped gate and retrieval on the frozen blind set")
+        evaluate.add_argument("--floors", choices=["goal", "regression"], default=None,
+                              help="with --blind: fail below the issue's targets (goal) or the shipped gate's own floor")
+
     def handle(self, *args: Any, **options: Any) -> None:
-        getattr(self, f"_{options['action']}")(options)
+        getattr(self, f"_{options['action'].replace('-', '_')}")(options)
 
     def _load(self, options: dict[str, Any]) -> None:
         from corpus.services import CorpusLoadError, corpus_load
@@ -140,7 +146,56 @@ class Command(BaseCommand):
                     out = {"id": None, "line": number, "error": {"code": "bad_line", "message": str(error)}}
                 self.stdout.write(json.dumps(out, ensure_ascii=False))
 
+    def _train_gate(self, options: dict[str, Any]) -> None:
+        from corpus import answerability, gate_training
+
+        need_for = gate_training.need_resolver()
+        train = gate_training.observe((q for path in gate_training.TRAIN_FILES for q in gate_training.read(path)), need_for)
+        dev = gate_training.observe(gate_training.read(gate_training.DEV_FILE), need_for)
+        payload = gate_training.fit(train, dev)
+        gate = answerability.gate_from_json(payload)
+        payload["dev_figures"] = {
+            "search": gate_training.report([wide for wide, _narrow in dev], gate),
+            "workflow": gate_training.report(gate_training.workflow_view(dev, gate), gate),
+        }
+        self._print_table("dev set, corpus search (no need filter)", payload["dev_figures"]["search"])
+        self._print_table("dev set, as the workflow searches (within intake's need, widened when gated)", payload["dev_figures"]["workflow"])
+        self.stdout.write(f"threshold {payload['threshold']:.2f}, version {payload['version']}")
+        if not options["no_write"]:
+            self.stdout.write(f"wrote {gate_training.write_artifact(payload)}")
+
+    def _print_table(self, title: str, figures: dict[str, Any]) -> None:
+        self.stdout.write(f"{title}: {figures['questions']} questions")
+        for key in ("recall_at_5", "recall_at_5_en", "recall_at_5_es", "unanswerable_handed_off", "answerable_blocked",
+                    "unanswerable_handed_off_en", "unanswerable_handed_off_es", "answerable_blocked_en", "answerable_blocked_es"):
+            row = figures[key]
+            ci = row["ci95"] or [None, None]
+            self.stdout.write(f"  {key:28} {row['rate']}  ({row['k']}/{row['n']}, 95 % CI {ci[0]}-{ci[1]})")
+        for kind, row in figures["handed_off_by_kind"].items():
+            self.stdout.write(f"  handed off ({kind}):{'':9} {row['rate']}  ({row['k']}/{row['n']})")
+
+    def _evaluate_blind(self, options: dict[str, Any]) -> None:
+        from corpus import answerability, gate_training
+
+        gate_training.verify_blind()
+        gate = answerability.gate()
+        pairs = gate_training.observe(gate_training.read(gate_training.BLIND_FILE), gate_training.need_resolver())
+        figures = gate_training.report([wide for wide, _narrow in pairs], gate)
+        workflow = gate_training.report(gate_training.workflow_view(pairs, gate), gate)
+        self._print_table("blind set, corpus search (no need filter)", figures)
+        self._print_table("blind set, as the workflow searches (within intake's need, widened when gated)", workflow)
+        figures = {"search": figures, "workflow": workflow}
+        if options["json_out"]:
+            options["json_out"].write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        if options["floors"]:
+            misses = gate_training.floor_misses(figures["search"], gate_training.FLOORS[options["floors"]])
+            if misses:
+                raise CommandError(f"blind set below the {options['floors']} floors: " + "; ".join(misses))
+
     def _evaluate(self, options: dict[str, Any]) -> None:
+        if options["blind"]:
+            self._evaluate_blind(options)
+            return
         from corpus.evaluation import calibration_write, evaluate
 
         report = evaluate(tune=not options["no_tune"])

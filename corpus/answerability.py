@@ -1,0 +1,151 @@
+"""The answerability gate: may the retrieved evidence be asserted, or must the navigator hand off?
+
+A single score floor tuned on the corpus author's own questions could not tell "weakly phrased
+but answerable" from "not in the corpus". This gate is a small calibrated classifier over what
+retrieval itself observed: fused scores and their margin, each leg's score and rank, whether the
+legs agree, how consistent the top hits' categories are, whether intake's need filtered the
+search, the question's length, language, another state named, and own-case wording. It is
+trained by `manage.py corpus train-gate` (scikit-learn, deterministic) on questions kept apart
+from the frozen blind set, and read here as plain numbers: no model call, no sklearn at run time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+ARTIFACT_PATH: Final = Path(__file__).resolve().parent / "answerability.json"
+TOP: Final = 3  # hits the draft may use
+
+# Asking what to do in one's own case, or for a prediction: the corpus states rules, it cannot answer these.
+_OWN_CASE: Final = re.compile(
+    r"\b(?:should i|do you think|will i|am i going to|gonna get|what are my chances|my lawyer|my case|my judge|"
+    r"guarantee|deberia|crees que|voy a (?:salir|ganar|perder)|me van a|mi caso|mi abogado|mi juez|garantiza|"
+    r"will (?:they|the board|the judge|my po|\w+) (?:approve|let me|deny|give me|accept)|me (?:van a )?aprueban?)\b"
+)
+FEATURES: Final = (
+    "top_fused", "second_fused", "fused_margin", "top_similarity", "similarity_margin", "max_similarity",
+    "top_coverage", "max_coverage_top3", "top_lexical_inv_rank", "top_semantic_inv_rank", "legs_agree",
+    "semantic_only_top", "category_agreement", "category_given", "need_matches_top", "query_words", "spanish",
+    "other_state", "own_case", "top_assertable", "known_vocabulary", "unknown_words",
+)
+
+
+def _fold(text: str) -> str:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def features(
+    *, text: str, language: str, category: str | None, scored: Sequence[tuple[Any, float]], other_state: bool,
+    need: str | None = None,
+) -> list[float]:
+    """The classifier's inputs for one question, from its fused, ranked candidates (best first).
+
+    `category` is the filter the search ran with; `need` is intake's need for the question (the
+    same as the filter on the first search, kept when the search is widened to every category).
+    """
+    need = need or category
+    top = [candidate for candidate, _score in scored[:TOP]]
+    first = top[0] if top else None
+    fused = [score * 60.0 for _candidate, score in scored[:2]] + [0.0, 0.0]
+    sims = [candidate.similarity for candidate in top] + [0.0, 0.0]
+    categories = [candidate.row["category"] for candidate in top]
+    words = len(text.split())
+    values = {
+        "top_fused": fused[0],
+        "second_fused": fused[1],
+        "fused_margin": fused[0] - fused[1],
+        "top_similarity": sims[0],
+        "similarity_margin": sims[0] - sims[1],
+        "max_similarity": max((candidate.similarity for candidate, _score in scored), default=0.0),
+        "top_coverage": first.coverage if first else 0.0,
+        "max_coverage_top3": max((candidate.coverage for candidate in top), default=0.0),
+        "top_lexical_inv_rank": 1.0 / first.lexical_rank if first and first.lexical_rank else 0.0,
+        "top_semantic_inv_rank": 1.0 / first.semantic_rank if first and first.semantic_rank else 0.0,
+        "legs_agree": 1.0 if first and (first.lexical_rank or 99) <= 3 and (first.semantic_rank or 99) <= 3 else 0.0,
+        "semantic_only_top": 1.0 if first and first.lexical_rank is None else 0.0,
+        "category_agreement": (categories.count(categories[0]) / len(categories)) if categories else 0.0,
+        "category_given": 1.0 if category else 0.0,
+        "need_matches_top": 1.0 if need and first and first.row["category"] == need else 0.0,
+        "query_words": math.log1p(words),
+        "spanish": 1.0 if language == "es" else 0.0,
+        "other_state": 1.0 if other_state else 0.0,
+        "own_case": 1.0 if _OWN_CASE.search(_fold(text)) else 0.0,
+        "top_assertable": 1.0 if first and first.row["assertable"] else 0.0,
+        "known_vocabulary": _known_share(first.row) if first else 0.0,
+        "unknown_words": float(min(_unknown(first.row, "en"), _unknown(first.row, "es"))) if first else 0.0,
+    }
+    return [float(values[name]) for name in FEATURES]
+
+
+def _known_share(row: dict[str, Any]) -> float:
+    shares = [
+        float(row.get(f"{lang}_known") or 0) / float(row[f"{lang}_total"])
+        for lang in ("en", "es") if row.get(f"{lang}_total")
+    ]
+    return max(shares, default=0.0)
+
+
+def _unknown(row: dict[str, Any], lang: str) -> int:
+    return int(row.get(f"{lang}_total") or 0) - int(row.get(f"{lang}_known") or 0)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The trained gate: standardise, one logistic score, sigmoid calibration, a dev-chosen threshold."""
+
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    cal_a: float
+    cal_b: float
+    threshold: float
+    version: str
+
+    def probability(self, values: Sequence[float]) -> float:
+        z = self.intercept + sum(
+            c * ((v - m) / s if s else 0.0) for c, v, m, s in zip(self.coef, values, self.mean, self.scale, strict=True)
+        )
+        exponent = max(min(self.cal_a * z + self.cal_b, 50.0), -50.0)
+        return 1.0 / (1.0 + math.exp(exponent))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "features": list(FEATURES), "mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
+            "intercept": self.intercept, "cal_a": self.cal_a, "cal_b": self.cal_b, "threshold": self.threshold,
+            "version": self.version,
+        }
+
+
+def gate_from_json(payload: dict[str, Any]) -> Gate:
+    if list(payload["features"]) != list(FEATURES):
+        raise ValueError("answerability artifact was trained on other features: run `manage.py corpus train-gate`")
+    return Gate(
+        mean=tuple(payload["mean"]), scale=tuple(payload["scale"]), coef=tuple(payload["coef"]),
+        intercept=float(payload["intercept"]), cal_a=float(payload["cal_a"]), cal_b=float(payload["cal_b"]),
+        threshold=float(payload["threshold"]), version=str(payload["version"]),
+    )
+
+
+def version_of(payload: dict[str, Any]) -> str:
+    body = {k: v for k, v in payload.items() if k not in ("version", "card")}
+    return "ag-" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
+
+
+@lru_cache(maxsize=1)
+def gate() -> Gate | None:
+    """The shipped gate, read once per process; None when no artifact exists (the score floor decides)."""
+    if not ARTIFACT_PATH.is_file():
+        return None
+    return gate_from_json(json.loads(ARTIFACT_PATH.read_text(encoding="utf-8")))
