@@ -21,14 +21,26 @@ from resources import places
 from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
 from resources.hours import Rule, is_open, local_now, minute_of_week, summarize
 from resources.models import Phone, Schedule, Service, ServiceAtLocation
-from resources.taxonomy import ATTRIBUTES_TAXONOMY, NEED_CATEGORIES, REENTRY_ATTRIBUTES, REGIONS, stable_id
-from resources.types import Place, ResourceCard
+from resources.taxonomy import (
+    ATTRIBUTES_TAXONOMY,
+    CORE_NEEDS,
+    COVERAGE_REGIONS,
+    METRO_REGIONS,
+    METRO_TARGET,
+    NEED_CATEGORIES,
+    REENTRY_ATTRIBUTES,
+    REGIONAL_TARGET,
+    REGIONS,
+    STALE_AFTER_DAYS,
+    stable_id,
+)
+from resources.types import CoverageCell, CoverageReport, Place, ResourceCard
 from resources.validators import display_phone
 
 DISTANCE_BUCKET_KM = 5.0
 KM_PER_DEGREE = 111.195
 
-__all__ = ["Place", "ResourceCard", "match", "region_for_place", "resolve_place", "service_cards"]
+__all__ = ["CoverageReport", "Place", "ResourceCard", "coverage", "match", "region_for_place", "resolve_place", "service_cards"]
 
 
 def resolve_place(text: str) -> Place | None:
@@ -292,4 +304,45 @@ def _card(service: Service, location: object, details: dict, *, near: tuple[floa
         open_now=is_open(rules, now),
         is_statewide_line=statewide_line,
         categories=tuple(service.categories),
+    )
+
+
+def coverage(*, today: dt.date | None = None) -> CoverageReport:
+    """The region-by-core-need matrix of verified local entries, plus entries whose check is old or missing.
+
+    An entry counts for a cell when it is active, not a statewide line, names its source, was seen
+    in that source with its phone or address (`source_verified`), and has a physical location in the
+    region with a street address: an entry without a confirmed address is not counted as local.
+    """
+    today = today or local_now().date()
+    cells: dict[tuple[str, str], set[str]] = {(region, need): set() for region in COVERAGE_REGIONS for need in CORE_NEEDS}
+    rows = (
+        ServiceAtLocation.objects.filter(
+            service__status="active", service__is_statewide=False, service__source_verified=True,
+            location__location_type="physical", location__region__in=COVERAGE_REGIONS,
+        )
+        .exclude(service__source_url="")
+        .exclude(location__address_1="")
+        .values_list("location__region", "service__slug", "service__categories")
+    )
+    for region, slug, categories in rows:
+        for need in categories:
+            if (region, need) in cells:
+                cells[(region, need)].add(slug)
+    active = Service.objects.filter(status="active").order_by("slug")
+    stale_before = today - dt.timedelta(days=STALE_AFTER_DAYS)
+    stale = tuple(
+        (slug, when.isoformat())
+        for slug, when in active.filter(last_verified_at__lt=stale_before).values_list("slug", "last_verified_at")
+    )
+    undated = tuple(active.filter(last_verified_at__isnull=True).values_list("slug", flat=True))
+    return CoverageReport(
+        checked_on=today.isoformat(),
+        total_services=Service.objects.count(),
+        cells=tuple(
+            CoverageCell(region, need, METRO_TARGET if region in METRO_REGIONS else REGIONAL_TARGET, tuple(sorted(slugs)))
+            for (region, need), slugs in cells.items()
+        ),
+        stale=stale,
+        undated=undated,
     )
