@@ -1,7 +1,8 @@
 """Reads of the directory: deterministic matching and place resolution (no model is ever asked).
 
 Ranking, in order: region tier (services located in the person's region, then statewide services
-to fill a sparse region), distance bucket when a point is known (5 km buckets, because most
+to fill a sparse region), within the region a location with a street address before one without
+(an entry with no confirmed address is not offered as the local place), distance bucket when a point is known (5 km buckets, because most
 coordinates are city centres and finer ordering would be noise), open now, language, a source-
 verified entry, the most recently verified, then name. Defunct, inactive and temporarily closed
 services are never offered.
@@ -40,7 +41,21 @@ from resources.validators import display_phone
 DISTANCE_BUCKET_KM = 5.0
 KM_PER_DEGREE = 111.195
 
-__all__ = ["CoverageReport", "Place", "ResourceCard", "coverage", "match", "region_for_place", "resolve_place", "service_cards"]
+__all__ = [
+    "REFERRAL_SLUG",
+    "CoverageReport",
+    "Place",
+    "ResourceCard",
+    "coverage",
+    "match",
+    "referral_card",
+    "region_for_place",
+    "resolve_place",
+    "service_cards",
+]
+
+# The statewide referral line offered whenever a region has no local listing for a need.
+REFERRAL_SLUG = "211-texas"
 
 
 def resolve_place(text: str) -> Place | None:
@@ -86,19 +101,20 @@ def _check(category: str, region: str | None, needs: Iterable[str]) -> None:
 # directory size. DISTINCT ON keeps one row (the nearest location) per service.
 _MATCH_SQL = """
 WITH regional AS (
-    SELECT DISTINCT ON (s.id) s.id AS service_id, l.id AS location_id, {bucket} AS bucket
+    SELECT DISTINCT ON (s.id) s.id AS service_id, l.id AS location_id, {bucket} AS bucket,
+        CASE WHEN l.address_1 <> '' AND l.location_type = 'physical' THEN 0 ELSE 1 END AS address_rank
     FROM resources_service s
     JOIN resources_serviceatlocation sal ON sal.service_id = s.id
     JOIN resources_location l ON l.id = sal.location_id AND l.region = %(region)s
     WHERE %(regional)s AND s.match_keys @> ARRAY[%(regional_key)s]::varchar(64)[]
       AND s.status = 'active' AND NOT s.is_statewide {needs}
-    ORDER BY s.id, bucket NULLS LAST, l.id
+    ORDER BY s.id, address_rank, bucket NULLS LAST, l.id
 ), statewide AS (
-    SELECT s.id AS service_id, NULL::uuid AS location_id, NULL::double precision AS bucket
+    SELECT s.id AS service_id, NULL::uuid AS location_id, NULL::double precision AS bucket, 0 AS address_rank
     FROM resources_service s
     WHERE s.match_keys @> ARRAY[%(statewide_key)s]::varchar(64)[] AND s.status = 'active' AND s.is_statewide {needs}
 ), ranked AS (
-    SELECT c.tier, c.service_id, c.location_id, c.bucket,
+    SELECT c.tier, c.service_id, c.location_id, c.bucket, c.address_rank,
         CASE WHEN %(minute)s::int <@ ANY(s.open_ranges) THEN 0
              WHEN cardinality(s.open_ranges) > 0 THEN 2
              ELSE 1 END AS open_rank,
@@ -106,7 +122,7 @@ WITH regional AS (
         s.source_verified, s.last_verified_at, s.name
     FROM (SELECT 0 AS tier, * FROM regional UNION ALL SELECT 1 AS tier, * FROM statewide) c
     JOIN resources_service s ON s.id = c.service_id
-    ORDER BY c.tier, c.bucket NULLS LAST, open_rank, lang_rank, s.source_verified DESC,
+    ORDER BY c.tier, c.address_rank, c.bucket NULLS LAST, open_rank, lang_rank, s.source_verified DESC,
              s.last_verified_at DESC NULLS LAST, s.name, s.id
     LIMIT %(limit)s
 )
@@ -128,7 +144,7 @@ FROM ranked r
 JOIN resources_service s ON s.id = r.service_id
 JOIN resources_organization o ON o.id = s.organization_id
 LEFT JOIN resources_location l ON l.id = r.location_id
-ORDER BY r.tier, r.bucket NULLS LAST, r.open_rank, r.lang_rank, r.source_verified DESC,
+ORDER BY r.tier, r.address_rank, r.bucket NULLS LAST, r.open_rank, r.lang_rank, r.source_verified DESC,
          r.last_verified_at DESC NULLS LAST, r.name, r.service_id
 """
 
@@ -232,6 +248,12 @@ def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | 
         sal = service.service_at_locations.select_related("location").order_by("location_id").first()
         cards.append(_card(service, sal.location if sal else None, details, near=near, now=moment))
     return cards
+
+
+def referral_card() -> ResourceCard | None:
+    """The 2-1-1 Texas card (statewide information and referral), or None if it is not loaded or not active."""
+    service_id = Service.objects.filter(slug=REFERRAL_SLUG, status="active").values_list("pk", flat=True).first()
+    return service_cards([service_id])[0] if service_id else None
 
 
 def _details(service_ids: list[object]) -> dict[object, tuple[list[Phone], list[Rule], tuple[str, ...]]]:
