@@ -32,6 +32,8 @@ from caseload.models import Client, ClientContact, Dashboard, Queue
 from caseload.summary import client_summary
 from conversations.models import Conversation, NodeRun, OutboundMessage, Turn
 from conversations.retention import contact_erase
+from resources.selectors import coverage as directory_coverage
+from resources.taxonomy import CORE_NEEDS, COVERAGE_REGIONS
 
 
 def _json(value: Any) -> str:
@@ -462,6 +464,15 @@ class QueueAdmin(_PageAdmin):
 # --- dashboard -----------------------------------------------------------------------------
 
 
+def _coverage_context() -> dict[str, Any]:
+    """The directory's coverage matrix as table rows for the dashboard (counts only, no people)."""
+    report = directory_coverage()
+    cells = {(cell.region, cell.need): cell for cell in report.cells}
+    rows = [(region, [cells[(region, need)] for need in CORE_NEEDS]) for region in COVERAGE_REGIONS]
+    return {"coverage": report, "coverage_needs": CORE_NEEDS, "coverage_rows": rows,
+            "coverage_filled": sum(1 for cell in report.cells if cell.filled)}
+
+
 @admin.register(Dashboard)
 class DashboardAdmin(_PageAdmin):
     permission = selectors.PERM_DASHBOARD
@@ -490,6 +501,7 @@ class DashboardAdmin(_PageAdmin):
             "verdict_chart": charts.bar_chart([(v, share) for v, _, share in metrics.verdicts], title="Audit verdict rates", unit="%"),
             "pins_chart": charts.bar_chart(list(metrics.map_pins_by_region), title="Map pins shown, by region"),
             "eval_report": dashboard.eval_report_path() is not None,
+            **_coverage_context(),
         }
         return TemplateResponse(request, "admin/caseload/dashboard.html", context)
 

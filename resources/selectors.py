@@ -1,7 +1,8 @@
 """Reads of the directory: deterministic matching and place resolution (no model is ever asked).
 
 Ranking, in order: region tier (services located in the person's region, then statewide services
-to fill a sparse region), distance bucket when a point is known (5 km buckets, because most
+to fill a sparse region), within the region a location with a street address before one without
+(an entry with no confirmed address is not offered as the local place), distance bucket when a point is known (5 km buckets, because most
 coordinates are city centres and finer ordering would be noise), open now, language, a source-
 verified entry, the most recently verified, then name. Defunct, inactive and temporarily closed
 services are never offered.
@@ -21,14 +22,40 @@ from resources import places
 from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
 from resources.hours import Rule, is_open, local_now, minute_of_week, summarize
 from resources.models import Phone, Schedule, Service, ServiceAtLocation
-from resources.taxonomy import ATTRIBUTES_TAXONOMY, NEED_CATEGORIES, REENTRY_ATTRIBUTES, REGIONS, stable_id
-from resources.types import Place, ResourceCard
+from resources.taxonomy import (
+    ATTRIBUTES_TAXONOMY,
+    CORE_NEEDS,
+    COVERAGE_REGIONS,
+    METRO_REGIONS,
+    METRO_TARGET,
+    NEED_CATEGORIES,
+    REENTRY_ATTRIBUTES,
+    REGIONAL_TARGET,
+    REGIONS,
+    STALE_AFTER_DAYS,
+    stable_id,
+)
+from resources.types import CoverageCell, CoverageReport, Place, ResourceCard
 from resources.validators import display_phone
 
 DISTANCE_BUCKET_KM = 5.0
 KM_PER_DEGREE = 111.195
 
-__all__ = ["Place", "ResourceCard", "match", "region_for_place", "resolve_place", "service_cards"]
+__all__ = [
+    "REFERRAL_SLUG",
+    "CoverageReport",
+    "Place",
+    "ResourceCard",
+    "coverage",
+    "match",
+    "referral_card",
+    "region_for_place",
+    "resolve_place",
+    "service_cards",
+]
+
+# The statewide referral line offered whenever a region has no local listing for a need.
+REFERRAL_SLUG = "211-texas"
 
 
 def resolve_place(text: str) -> Place | None:
@@ -74,19 +101,20 @@ def _check(category: str, region: str | None, needs: Iterable[str]) -> None:
 # directory size. DISTINCT ON keeps one row (the nearest location) per service.
 _MATCH_SQL = """
 WITH regional AS (
-    SELECT DISTINCT ON (s.id) s.id AS service_id, l.id AS location_id, {bucket} AS bucket
+    SELECT DISTINCT ON (s.id) s.id AS service_id, l.id AS location_id, {bucket} AS bucket,
+        CASE WHEN l.address_1 <> '' AND l.location_type = 'physical' THEN 0 ELSE 1 END AS address_rank
     FROM resources_service s
     JOIN resources_serviceatlocation sal ON sal.service_id = s.id
     JOIN resources_location l ON l.id = sal.location_id AND l.region = %(region)s
     WHERE %(regional)s AND s.match_keys @> ARRAY[%(regional_key)s]::varchar(64)[]
       AND s.status = 'active' AND NOT s.is_statewide {needs}
-    ORDER BY s.id, bucket NULLS LAST, l.id
+    ORDER BY s.id, address_rank, bucket NULLS LAST, l.id
 ), statewide AS (
-    SELECT s.id AS service_id, NULL::uuid AS location_id, NULL::double precision AS bucket
+    SELECT s.id AS service_id, NULL::uuid AS location_id, NULL::double precision AS bucket, 0 AS address_rank
     FROM resources_service s
     WHERE s.match_keys @> ARRAY[%(statewide_key)s]::varchar(64)[] AND s.status = 'active' AND s.is_statewide {needs}
 ), ranked AS (
-    SELECT c.tier, c.service_id, c.location_id, c.bucket,
+    SELECT c.tier, c.service_id, c.location_id, c.bucket, c.address_rank,
         CASE WHEN %(minute)s::int <@ ANY(s.open_ranges) THEN 0
              WHEN cardinality(s.open_ranges) > 0 THEN 2
              ELSE 1 END AS open_rank,
@@ -94,7 +122,7 @@ WITH regional AS (
         s.source_verified, s.last_verified_at, s.name
     FROM (SELECT 0 AS tier, * FROM regional UNION ALL SELECT 1 AS tier, * FROM statewide) c
     JOIN resources_service s ON s.id = c.service_id
-    ORDER BY c.tier, c.bucket NULLS LAST, open_rank, lang_rank, s.source_verified DESC,
+    ORDER BY c.tier, c.address_rank, c.bucket NULLS LAST, open_rank, lang_rank, s.source_verified DESC,
              s.last_verified_at DESC NULLS LAST, s.name, s.id
     LIMIT %(limit)s
 )
@@ -116,7 +144,7 @@ FROM ranked r
 JOIN resources_service s ON s.id = r.service_id
 JOIN resources_organization o ON o.id = s.organization_id
 LEFT JOIN resources_location l ON l.id = r.location_id
-ORDER BY r.tier, r.bucket NULLS LAST, r.open_rank, r.lang_rank, r.source_verified DESC,
+ORDER BY r.tier, r.address_rank, r.bucket NULLS LAST, r.open_rank, r.lang_rank, r.source_verified DESC,
          r.last_verified_at DESC NULLS LAST, r.name, r.service_id
 """
 
@@ -222,6 +250,12 @@ def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | 
     return cards
 
 
+def referral_card() -> ResourceCard | None:
+    """The 2-1-1 Texas card (statewide information and referral), or None if it is not loaded or not active."""
+    service_id = Service.objects.filter(slug=REFERRAL_SLUG, status="active").values_list("pk", flat=True).first()
+    return service_cards([service_id])[0] if service_id else None
+
+
 def _details(service_ids: list[object]) -> dict[object, tuple[list[Phone], list[Rule], tuple[str, ...]]]:
     """Phones, schedules and statewide-location addresses for the chosen services in three queries."""
     phones: dict[object, list[Phone]] = {pk: [] for pk in service_ids}
@@ -292,4 +326,45 @@ def _card(service: Service, location: object, details: dict, *, near: tuple[floa
         open_now=is_open(rules, now),
         is_statewide_line=statewide_line,
         categories=tuple(service.categories),
+    )
+
+
+def coverage(*, today: dt.date | None = None) -> CoverageReport:
+    """The region-by-core-need matrix of verified local entries, plus entries whose check is old or missing.
+
+    An entry counts for a cell when it is active, not a statewide line, names its source, was seen
+    in that source with its phone or address (`source_verified`), and has a physical location in the
+    region with a street address: an entry without a confirmed address is not counted as local.
+    """
+    today = today or local_now().date()
+    cells: dict[tuple[str, str], set[str]] = {(region, need): set() for region in COVERAGE_REGIONS for need in CORE_NEEDS}
+    rows = (
+        ServiceAtLocation.objects.filter(
+            service__status="active", service__is_statewide=False, service__source_verified=True,
+            location__location_type="physical", location__region__in=COVERAGE_REGIONS,
+        )
+        .exclude(service__source_url="")
+        .exclude(location__address_1="")
+        .values_list("location__region", "service__slug", "service__categories")
+    )
+    for region, slug, categories in rows:
+        for need in categories:
+            if (region, need) in cells:
+                cells[(region, need)].add(slug)
+    active = Service.objects.filter(status="active").order_by("slug")
+    stale_before = today - dt.timedelta(days=STALE_AFTER_DAYS)
+    stale = tuple(
+        (slug, when.isoformat())
+        for slug, when in active.filter(last_verified_at__lt=stale_before).values_list("slug", "last_verified_at")
+    )
+    undated = tuple(active.filter(last_verified_at__isnull=True).values_list("slug", flat=True))
+    return CoverageReport(
+        checked_on=today.isoformat(),
+        total_services=Service.objects.count(),
+        cells=tuple(
+            CoverageCell(region, need, METRO_TARGET if region in METRO_REGIONS else REGIONAL_TARGET, tuple(sorted(slugs)))
+            for (region, need), slugs in cells.items()
+        ),
+        stale=stale,
+        undated=undated,
     )

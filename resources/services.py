@@ -18,6 +18,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from audit.services import audit_event_record
+from resources import places
 from resources.errors import ChangeRequestConflict, ChangeRequestNotPending, NotPermitted
 from resources.matchindex import match_index_deferred, match_index_refresh
 from resources.models import (
@@ -411,6 +412,7 @@ def directory_load(*, path: Path | None = None, update: bool = False) -> dict[st
         for entry in data["entries"]:
             slug = entry["slug"]
             try:
+                entry_check(entry)
                 _load_entry(entry, update=update, counts=counts, versions=versions, terms=terms)
             except ValidationError as exc:
                 raise ValidationError(f"entry {slug!r}: {'; '.join(exc.messages)}") from exc
@@ -418,6 +420,22 @@ def directory_load(*, path: Path | None = None, update: bool = False) -> dict[st
         match_index_refresh([stable_id("service", entry["slug"]) for entry in data["entries"]])
         audit_event_record(action="resources.directory.loaded", actor="system", object_type="directory", data=counts)
     return counts
+
+
+def entry_check(entry: dict[str, Any]) -> None:
+    """Refuse a fixture row that cannot be traced or placed: no source URL, or a city outside its region.
+
+    Phones, coordinates and codes are checked by the models' own validation during the load.
+    """
+    if not (entry.get("service") or {}).get("source_url"):
+        raise ValidationError("it has no source URL (every directory entry names the page its facts come from).")
+    for location in entry.get("locations", []):
+        region, city = location.get("region"), location.get("city")
+        if not city or region == "statewide":
+            continue
+        place = places.place_for_city(city)
+        if place is not None and place.region != region:
+            raise ValidationError(f"its location in {city!r} is in region {place.region!r}, not {region!r}.")
 
 
 def _load_entry(

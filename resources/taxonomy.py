@@ -57,6 +57,18 @@ REGIONS: Final[tuple[str, ...]] = (
     "other",
 )
 
+# The coverage matrix (issue #25): the places a person needs first, in every named region. Metro
+# regions should list at least three verified local entries per need, the others at least one.
+CORE_NEEDS: Final[tuple[str, ...]] = (
+    "id_documents", "supervision", "food", "housing", "employment", "health", "legal_aid", "benefits",
+)
+COVERAGE_REGIONS: Final[tuple[str, ...]] = tuple(region for region in REGIONS if region not in {"statewide", "other"})
+METRO_REGIONS: Final[frozenset[str]] = frozenset({"houston", "dallas_fort_worth", "austin", "san_antonio", "el_paso"})
+METRO_TARGET: Final = 3
+REGIONAL_TARGET: Final = 1
+# A check older than this is reported as stale (the dashboard and `resources coverage`).
+STALE_AFTER_DAYS: Final = 180
+
 # HSDS attributes describing who a service takes; only set where a source says so (absent = unknown).
 REENTRY_ATTRIBUTES: Final[dict[str, str]] = {
     "accepts_records": "Accepts people with criminal records",

@@ -54,3 +54,55 @@ class ResourceCard:
         data["languages"] = list(self.languages)
         data["categories"] = list(self.categories)
         return data
+
+
+@dataclass(frozen=True)
+class CoverageCell:
+    """Verified local entries for one region-by-need (slugs sorted), against the cell's target."""
+
+    region: str
+    need: str
+    target: int
+    slugs: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.slugs)
+
+    @property
+    def filled(self) -> bool:
+        return self.count >= self.target
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"region": self.region, "need": self.need, "count": self.count, "target": self.target, "entries": list(self.slugs)}
+
+
+@dataclass(frozen=True)
+class CoverageReport:
+    """The directory's coverage matrix, its gaps, and entries whose check is old or undated."""
+
+    checked_on: str
+    total_services: int
+    cells: tuple[CoverageCell, ...]
+    stale: tuple[tuple[str, str], ...]  # (slug, last_verified_at) checked more than STALE_AFTER_DAYS ago
+    undated: tuple[str, ...]  # active services never checked against their source by the project
+
+    @property
+    def empty(self) -> tuple[CoverageCell, ...]:
+        return tuple(cell for cell in self.cells if cell.count == 0)
+
+    @property
+    def below_target(self) -> tuple[CoverageCell, ...]:
+        return tuple(cell for cell in self.cells if not cell.filled)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "checked_on": self.checked_on,
+            "total_services": self.total_services,
+            "cells": [cell.as_dict() for cell in self.cells],
+            "filled": sum(1 for cell in self.cells if cell.filled),
+            "empty": [f"{cell.region}/{cell.need}" for cell in self.empty],
+            "below_target": [f"{cell.region}/{cell.need}" for cell in self.below_target],
+            "stale": [{"slug": slug, "last_verified_at": when} for slug, when in self.stale],
+            "undated": list(self.undated),
+        }

@@ -25,7 +25,7 @@ from conversations.workflow.graph import MAX_AUDIT_REVISIONS
 from conversations.workflow.understanding import understand
 from corpus.errors import QueryError
 from corpus.selectors import corpus_search
-from resources.selectors import match
+from resources.selectors import REFERRAL_SLUG, match, referral_card
 
 logger = logging.getLogger(__name__)
 
@@ -219,8 +219,15 @@ def match_resources(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         limit=5,
         needs=tuple(need for need in (view["needs"] or ()) if need == "id_not_required"),
     )
-    resources = [_card_json(card) for card in cards]
-    return NodeResult("ok", {"resources": resources}, {"resources": [card["id"] for card in resources]})
+    # A named region with no local listing for this need: say so (the draft reads the flag) and make
+    # sure 2-1-1, which knows local help the directory lacks, is right after the first statewide line.
+    no_local = view["region"] not in (None, "", "statewide", "other") and not any(not card.is_statewide_line for card in cards)
+    if no_local and not any(card.slug == REFERRAL_SLUG for card in cards):
+        referral = referral_card()
+        if referral is not None:
+            cards = [*cards[:1], referral, *cards[1:4]]
+    resources = [{**_card_json(card), "no_local_listing": no_local} for card in cards]
+    return NodeResult("ok", {"resources": resources}, {"resources": [card["id"] for card in resources], "no_local_listing": no_local})
 
 
 def _card_json(card: Any) -> dict[str, Any]:

@@ -30,6 +30,10 @@ PLACES = {
     "en": "Places that can help:",
     "es": "Lugares que pueden ayudar:",
 }
+NO_LOCAL = {
+    "en": "I don't have a local listing for this in your area yet. These statewide lines can help, and 2-1-1 can find local help:",
+    "es": "Todavía no tengo un lugar local para esto en su zona. Estas líneas estatales pueden ayudar, y el 2-1-1 puede encontrar ayuda local:",
+}
 NO_PLACES = {
     "en": "For help near you, call 211 Texas (2-1-1).",
     "es": "Para ayuda cerca de usted, llame a 211 Texas (2-1-1).",
@@ -117,7 +121,7 @@ def render(
             for item in evidence[:max_evidence]
         )
     if resources:
-        lines.append(PLACES[lang])
+        lines.append(NO_LOCAL[lang] if any(item.get("no_local_listing") for item in resources) else PLACES[lang])
         lines.extend(_resource_line(resource, channel) for resource in resources[:max_resources])
     elif not gated:
         lines.append(NO_PLACES[lang])

@@ -68,3 +68,14 @@ def test_the_dashboard_page_draws_inline_svg_and_links_the_eval_report(client: A
     report = client.get(reverse("admin:caseload_dashboard_eval"))
     assert b"eval ok" in b"".join(report.streaming_content)
     assert report["Content-Security-Policy"] == "sandbox"
+
+
+def test_the_dashboard_shows_the_directory_coverage_matrix(client: Any, cast: Any) -> None:
+    from resources.services import directory_load
+
+    directory_load()
+    client.force_login(cast.supervisor)
+    page = client.get(reverse("admin:caseload_dashboard_changelist")).content.decode()
+    assert 'id="directory-coverage"' in page
+    assert "<td>west_texas</td>" in page and "5/3" in page  # Harris County CSCD's five offices, Houston supervision
+    assert "never dated" in page

@@ -17,7 +17,8 @@ def test_load_then_match_prints_houston_housing_cards() -> None:
     call_command("resources", "load", stdout=out)
     assert "created" in out.getvalue()
     call_command("resources", "load", stdout=out)
-    assert Service.objects.count() == 73  # 72 reference entries + 1 researched (build_directory.RESEARCHED)
+    # 72 reference entries + 1 researched (build_directory.RESEARCHED) + 18 in fixtures/researched.jsonl
+    assert Service.objects.count() == 91
     out = StringIO()
     call_command("resources", "match", "--category", "housing", "--region", "houston", "--near", "Houston 77002", "--json", stdout=out)
     cards = json.loads(out.getvalue())

@@ -10,7 +10,7 @@ from django.db import connection
 
 from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
 from resources.hours import Rule, is_open, minute_of_week
-from resources.models import Schedule, Service
+from resources.models import Location, Schedule, Service
 from resources.selectors import match
 from resources.taxonomy import NEED_CATEGORIES, REGIONS
 from tests.resources.conftest import make_org, make_service
@@ -167,3 +167,20 @@ def test_sql_and_python_open_now_agree(rule: tuple[str, str, str], moment: dt.da
         sql = cursor.fetchone()[0]
     assert python is expected
     assert sql is expected
+
+
+@pytest.mark.django_db
+def test_a_local_entry_with_a_street_address_comes_before_one_without_even_if_nearer() -> None:
+    org = make_org("addr")
+    make_service(org, "no-address-near", region="dallas_fort_worth", lat=32.7767, lon=-96.7970, city="Dallas")
+    Location.objects.filter(service_at_locations__service__slug="no-address-near").update(address_1="")
+    make_service(org, "with-address-far", region="dallas_fort_worth", lat=32.7555, lon=-97.3308, city="Fort Worth")
+    cards = match(category="housing", region="dallas_fort_worth", near=(32.78, -96.80))
+    assert [card.slug for card in cards[:2]] == ["with-address-far", "no-address-near"]
+
+
+@pytest.mark.django_db
+def test_the_real_directory_answers_an_id_request_in_dallas_with_a_dps_office_first(directory: dict[str, int]) -> None:
+    cards = match(category="id_documents", region="dallas_fort_worth", near=(32.7767, -96.7970), limit=3)
+    assert cards[0].slug == "dps-garland-driver-license-center" and cards[0].address.startswith("4445 Saturn Road")
+    assert cards[1].slug == "dps-fort-worth-driver-license-center"

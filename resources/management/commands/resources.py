@@ -1,4 +1,4 @@
-"""`manage.py resources load|refresh|match|import-hsds|export-hsds` — the directory's command line."""
+"""`manage.py resources load|refresh|match|coverage|import-hsds|export-hsds` — the directory's command line."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ class Command(BaseCommand):
         match.add_argument("--need", action="append", default=[], help="Reentry attribute required (repeatable).")
         match.add_argument("--limit", type=int, default=5)
         match.add_argument("--json", action="store_true")
+        cov = sub.add_parser("coverage", help="Verified local entries per region and core need, gaps and stale checks.")
+        cov.add_argument("--json", action="store_true")
         imp = sub.add_parser("import-hsds", help="Import a Pathways HSDS export file (all or nothing).")
         imp.add_argument("file", type=Path)
         exp = sub.add_parser("export-hsds", help="Export the directory as HSDS JSON.")
@@ -83,6 +85,30 @@ class Command(BaseCommand):
             where = "statewide line" if card.is_statewide_line else f"{card.city} ({card.region})"
             distance = f", {card.distance_km} km" if card.distance_km is not None else ""
             self.stdout.write(f"- {card.name} — {card.phone_display or 'no phone'} — {where}{distance}")
+
+    def _coverage(self, options: dict[str, Any]) -> None:
+        from resources.selectors import coverage
+        from resources.taxonomy import CORE_NEEDS, COVERAGE_REGIONS
+
+        report = coverage()
+        if options["json"]:
+            self.stdout.write(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+            return
+        counts = {(cell.region, cell.need): cell for cell in report.cells}
+        self.stdout.write(f"{'':18}" + " ".join(f"{need[:9]:>9}" for need in CORE_NEEDS))
+        for region in COVERAGE_REGIONS:
+            row = []
+            for need in CORE_NEEDS:
+                cell = counts[(region, need)]
+                row.append(f"{cell.count:>7}/{cell.target}" if cell.filled else f"{cell.count:>6}/{cell.target}!")
+            self.stdout.write(f"{region:18}" + " ".join(row))
+        filled = sum(1 for cell in report.cells if cell.filled)
+        self.stdout.write(f"{filled}/{len(report.cells)} cells at target; {len(report.empty)} empty; {report.total_services} services")
+        if report.empty:
+            self.stdout.write("empty: " + ", ".join(f"{cell.region}/{cell.need}" for cell in report.empty))
+        self.stdout.write(f"checked more than 180 days ago: {len(report.stale)}; never dated: {len(report.undated)}")
+        for slug, when in report.stale:
+            self.stdout.write(f"  stale {slug} (last checked {when})")
 
     def _import_hsds(self, options: dict[str, Any]) -> None:
         from resources.hsds import import_directory
