@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "resources",
     "conversations",
     "caseload",
+    "toolserver",
     "pathways_site",
 ]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import uuid
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
@@ -28,7 +29,7 @@ from resources.validators import display_phone
 DISTANCE_BUCKET_KM = 5.0
 KM_PER_DEGREE = 111.195
 
-__all__ = ["Place", "ResourceCard", "match", "region_for_place", "resolve_place", "service_cards"]
+__all__ = ["Place", "ResourceCard", "match", "region_for_place", "resolve_place", "service_card_get", "service_cards"]
 
 
 def resolve_place(text: str) -> Place | None:
@@ -293,3 +294,15 @@ def _card(service: Service, location: object, details: dict, *, near: tuple[floa
         is_statewide_line=statewide_line,
         categories=tuple(service.categories),
     )
+
+
+def service_card_get(*, key: str) -> ResourceCard | None:
+    """One active-or-not service's card by its id (UUID) or slug, or None when there is no such service."""
+    try:
+        service_id = uuid.UUID(str(key))
+    except ValueError:
+        service_id = Service.objects.filter(slug=key).values_list("pk", flat=True).first()
+    if service_id is None:
+        return None
+    cards = service_cards([service_id])
+    return cards[0] if cards else None
