@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "resources",
     "conversations",
     "caseload",
+    "outreach",
     "toolserver",
     "pathways_site",
 ]
