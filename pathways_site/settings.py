@@ -217,6 +217,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "conversations-purge-expired": {"task": "conversations.purge_expired", "schedule": crontab(minute=30, hour=3)},
     # An approved SMS whose enqueue was lost (process died after commit) is handed to a sender again.
     "outbound-sweep": {"task": "conversations.outbound_sweep", "schedule": 120.0},
+    # Confirmed reminders: each due send becomes one outbox message (never in quiet hours).
+    "outreach-reminders-dispatch": {"task": "outreach.reminders_dispatch", "schedule": 60.0},
     "resume-stale-turns": {"task": "conversations.resume_stale_turns", "schedule": 60.0, "kwargs": {"older_than_seconds": 90}},
 }
 

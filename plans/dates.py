@@ -53,9 +53,10 @@ class When:
 
 @dataclass(frozen=True)
 class Ambiguous:
-    """What was unclear: `am_pm` or `which_week` (the person should be asked)."""
+    """What was unclear: `am_pm` or `which_week` (the person should be asked); `options` are the dates it could be."""
 
     reason: str
+    options: tuple[dt.date, ...] = ()
 
 
 def fold(text: str) -> str:
@@ -114,10 +115,11 @@ def parse_when(text: str, *, now: dt.datetime) -> When | Ambiguous | None:
     for found in _NEXT_WEEKDAY_RE.finditer(rest):
         day = found.group("day") or found.group("day2")
         if _WEEKDAYS.get(day) == local_now.weekday():
-            return Ambiguous("which_week")
+            week = dt.timedelta(days=7)
+            return Ambiguous("which_week", (local_now.date() + week, local_now.date() + 2 * week))
     weekday_words = [word for word in re.findall(r"[a-z]+", rest) if word in _WEEKDAYS]
     if any(_WEEKDAYS[word] == local_now.weekday() for word in weekday_words):
-        return Ambiguous("which_week")
+        return Ambiguous("which_week", (local_now.date(), local_now.date() + dt.timedelta(days=7)))
     settings = {
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": local_now.replace(tzinfo=None, hour=12, minute=0, second=0, microsecond=0),

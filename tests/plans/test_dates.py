@@ -39,7 +39,10 @@ def test_it_reads_dates_and_times_in_english_and_spanish(text: str, expected: Wh
     ],
 )
 def test_what_could_mean_two_things_is_ambiguous_not_guessed(text: str, reason: str) -> None:
-    assert parse_when(text, now=FRIDAY) == Ambiguous(reason)
+    result = parse_when(text, now=FRIDAY)
+    assert isinstance(result, Ambiguous) and result.reason == reason
+    if reason == "which_week":
+        assert len(result.options) == 2 and result.options[0] < result.options[1]
 
 
 def test_a_message_without_a_date_names_none_and_yesterday_is_in_the_past() -> None:
