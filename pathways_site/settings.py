@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "conversations",
     "caseload",
     "outreach",
+    "publicstats",
     "toolserver",
     "pathways_site",
 ]
@@ -219,6 +220,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "outbound-sweep": {"task": "conversations.outbound_sweep", "schedule": 120.0},
     # Confirmed reminders: each due send becomes one outbox message (never in quiet hours).
     "outreach-reminders-dispatch": {"task": "outreach.reminders_dispatch", "schedule": 60.0},
+    # Public need counts: aggregate tables rebuilt hourly; /stats/ reads only those.
+    "publicstats-rollup": {"task": "publicstats.rollup", "schedule": crontab(minute=15)},
     "resume-stale-turns": {"task": "conversations.resume_stale_turns", "schedule": 60.0, "kwargs": {"older_than_seconds": 90}},
 }
 
