@@ -90,3 +90,28 @@ def test_a_case_manager_prints_and_texts_a_clients_plan(sms_client_of_a: Any) ->
     sent = outbox("plan")
     assert len(sent) == parts and {m.status for m in sent} == {OutboundMessage.Status.APPROVED}
     assert {m.kind for m in sent} == {OutboundMessage.Kind.HUMAN} and "Preséntese" in sent[0].body
+
+
+def test_the_admin_plan_page_prints_the_plan_and_adds_a_reminder(sms_client_of_a: Any, client: Any) -> None:
+    from django.utils import timezone
+
+    cast = sms_client_of_a
+    today = timezone.localdate()
+    cast.alice.release_date = today + dt.timedelta(days=10)
+    cast.alice.supervision_type = "parole"
+    cast.alice.save(update_fields=["release_date", "supervision_type"])
+    client.force_login(cast.cm_a)
+    url = f"/admin/caseload/client/{cast.alice.pk}/plan/"
+    page = client.get(url, {"destination": "Bexar County", "language": "es"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Preséntese con su oficial" in html and "Tex. Gov&#x27;t Code § 501.015" in html and "window.print()" in html
+    due = today + dt.timedelta(days=3)
+    client.post(url, {"action": "add_reminder", "label": "Court", "date": due.isoformat(), "time": "10:00", "destination": "Bexar County"})
+    from outreach.models import Reminder
+
+    assert Reminder.objects.get().status == Reminder.Status.AWAITING
+    # Another case manager's client is not found.
+    client.logout()
+    client.force_login(cast.cm_b)
+    assert client.get(url, {"destination": "Bexar County"}).status_code == 404

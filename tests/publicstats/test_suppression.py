@@ -27,7 +27,7 @@ def _check(counts: dict[tuple[str, str], int], table: Table) -> None:
         if total is None:
             continue
         hidden = [m for m in members if m is None]
-        # One hidden member in a line with a published total would be total − the rest.
+        # One hidden member in a line with a published total would be total minus the rest.
         assert len(hidden) != 1
     # Hidden groups sum to at least the threshold (their sum is what subtraction reveals).
     for r, total in table.row_totals.items():
