@@ -39,6 +39,15 @@ def server_env(django_db_setup: None, django_db_blocker: Any) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(scope="module")
+def served_data(django_db_setup: None, django_db_blocker: Any) -> None:
+    """(Re)load the corpus and directory, committed: a transactional test elsewhere may have flushed
+    them since the session started, and the server subprocess must find them (no-op when present)."""
+    with django_db_blocker.unblock():
+        call_command("corpus", "load", verbosity=0)
+        call_command("resources", "load", verbosity=0)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -46,7 +55,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
+def live_server_url(server_env: dict[str, str], served_data: None) -> Iterator[str]:
     """The real ASGI app (the one production serves) under uvicorn on a loopback port."""
     port = _free_port()
     log = (ROOT / "var" / "mcp-http-server.log").open("w")

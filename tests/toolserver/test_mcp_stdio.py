@@ -12,7 +12,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from tests.toolserver import mcp_checks
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("served_data")]
 
 
 def _client(server_env: dict[str, str], errlog: object, *, server: str = "pathways") -> Client:
