@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST
 
 from audit.admin_mixins import AuditedModelAdmin
 from audit.services import audit_event_record
-from caseload import charts, dashboard, roles, selectors, services
+from caseload import charts, dashboard, plan_admin, roles, selectors, services
 from caseload.errors import CaseloadError
 from caseload.models import Client, ClientContact, Dashboard, Queue
 from caseload.summary import client_summary
@@ -156,7 +156,10 @@ class ClientAdmin(AuditedModelAdmin):
 
     @admin.display(description="summary")
     def summary_link(self, client: Client) -> str:
-        return format_html('<a href="{}">summary</a>', reverse("admin:caseload_client_summary", args=[client.pk]))
+        return format_html(
+            '<a href="{}">summary</a> · <a href="{}">release plan</a>',
+            reverse("admin:caseload_client_summary", args=[client.pk]), reverse("admin:caseload_client_plan", args=[client.pk]),
+        )
 
     @admin.display(description="priority")
     def priority_panel(self, client: Client) -> str:
@@ -170,8 +173,12 @@ class ClientAdmin(AuditedModelAdmin):
     def get_urls(self) -> list[Any]:
         return [
             path("<uuid:object_id>/summary/", self.admin_site.admin_view(self.summary_view), name="caseload_client_summary"),
+            path("<uuid:object_id>/plan/", self.admin_site.admin_view(self.plan_view), name="caseload_client_plan"),
             *super().get_urls(),
         ]
+
+    def plan_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        return plan_admin.plan_view(self, request, object_id)
 
     def summary_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         if not self.has_view_permission(request):

@@ -48,3 +48,8 @@ def corpus_entry_get(*, slug: str, language: str = "en") -> EvidenceHit | None:
         lexical_rank=None,
         semantic_rank=None,
     )
+
+
+def corpus_source_excerpts(*, slugs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Return each known slug's verbatim source excerpt (one query; unknown slugs are left out)."""
+    return dict(CorpusEntry.objects.filter(slug__in=list(slugs)).values_list("slug", "source_excerpt"))

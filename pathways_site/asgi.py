@@ -16,6 +16,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from conversations.routing import websocket_urlpatterns  # noqa: E402
+from toolserver.http import McpHttpApp, is_mcp_path  # noqa: E402
 
 
 def _warm_embeddings() -> None:
@@ -27,9 +28,20 @@ def _warm_embeddings() -> None:
 
 threading.Thread(target=_warm_embeddings, name="warm-embeddings", daemon=True).start()
 
+_mcp_app = McpHttpApp()
+
+
+async def http_app(scope: dict, receive: object, send: object) -> None:
+    """/mcp/ goes to the MCP tools (Streamable HTTP, staff token); everything else to Django."""
+    if is_mcp_path(scope.get("path", "")):
+        await _mcp_app(scope, receive, send)  # type: ignore[arg-type]
+    else:
+        await django_asgi_app(scope, receive, send)  # type: ignore[arg-type]
+
+
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": http_app,
         "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -80,6 +80,9 @@ INSTALLED_APPS = [
     "resources",
     "conversations",
     "caseload",
+    "outreach",
+    "publicstats",
+    "toolserver",
     "pathways_site",
 ]
 
@@ -215,6 +218,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "conversations-purge-expired": {"task": "conversations.purge_expired", "schedule": crontab(minute=30, hour=3)},
     # An approved SMS whose enqueue was lost (process died after commit) is handed to a sender again.
     "outbound-sweep": {"task": "conversations.outbound_sweep", "schedule": 120.0},
+    # Confirmed reminders: each due send becomes one outbox message (never in quiet hours).
+    "outreach-reminders-dispatch": {"task": "outreach.reminders_dispatch", "schedule": 60.0},
+    # Public need counts: aggregate tables rebuilt hourly; /stats/ reads only those.
+    "publicstats-rollup": {"task": "publicstats.rollup", "schedule": crontab(minute=15)},
     "resume-stale-turns": {"task": "conversations.resume_stale_turns", "schedule": 60.0, "kwargs": {"older_than_seconds": 90}},
 }
 

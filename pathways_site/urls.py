@@ -14,5 +14,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/hsds/", include("resources.urls")),
+    path("stats/", include("publicstats.urls")),
     path("", include("conversations.urls")),
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import uuid
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 
@@ -51,6 +52,7 @@ __all__ = [
     "referral_card",
     "region_for_place",
     "resolve_place",
+    "service_card_get",
     "service_cards",
 ]
 
@@ -368,3 +370,15 @@ def coverage(*, today: dt.date | None = None) -> CoverageReport:
         stale=stale,
         undated=undated,
     )
+
+
+def service_card_get(*, key: str) -> ResourceCard | None:
+    """One active-or-not service's card by its id (UUID) or slug, or None when there is no such service."""
+    try:
+        service_id = uuid.UUID(str(key))
+    except ValueError:
+        service_id = Service.objects.filter(slug=key).values_list("pk", flat=True).first()
+    if service_id is None:
+        return None
+    cards = service_cards([service_id])
+    return cards[0] if cards else None

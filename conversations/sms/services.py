@@ -31,6 +31,7 @@ from conversations.services import (
     outbound_enqueue,
     turn_start,
 )
+from conversations.sms.commands import sms_command_dispatch
 from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason, UnknownOutbound
 from conversations.sms.texts import keyword_match, text_for
 
@@ -152,9 +153,14 @@ def _decide(inbound: InboundSms, *, contact: Contact, now: datetime) -> InboundR
     conversation = _sms_conversation(contact)
     inbound.contact, inbound.conversation, inbound.phone_encrypted = contact, conversation, ""
     body = inbound.redacted_body
-    match = keyword_match(body) if body else None
+    # Commands of higher layers (reminders, PLAN) first; a crisis always becomes a turn.
+    command = sms_command_dispatch(contact=contact, conversation=conversation, body=body, now=now) if body and inbound.crisis == "none" else None
+    match = keyword_match(body) if body and command is None else None
     turn_id = None
-    if match is not None:
+    if command is not None:
+        inbound.outcome, inbound.keyword, inbound.redacted_body = InboundSms.Outcome.KEYWORD, command[:20], command[:20]
+        inbound.processed, inbound.processed_at = True, now
+    elif match is not None:
         inbound.outcome, inbound.keyword, inbound.redacted_body = InboundSms.Outcome.KEYWORD, match[2], match[2]
         inbound.processed, inbound.processed_at = True, now
     elif not body:

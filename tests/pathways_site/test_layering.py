@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("pathways_site", "caseload", "conversations", "corpus", "resources", "audit")
+PACKAGES = ("pathways_site", "caseload", "outreach", "publicstats", "toolserver", "conversations", "plans", "corpus", "resources", "audit")
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
 
 
