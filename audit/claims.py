@@ -182,7 +182,7 @@ _COST_WORDS: Final = re.compile(r"\$\s?\d|\bfees?\b|\bcosts?\b|\bcharges?\b|\bcu
 # Negators flip a sentence; "bar"-type words are negative in themselves: "does not apply the ban" is
 # positive (two negatives), "is barred" negative (one), "is not barred" positive (two).
 _NEGATOR: Final = re.compile(
-    r"\b(?:not|cannot|never|no longer|nunca|jam[aá]s|ya no|ni)\b|n't\b|\bno\b(?! (?:divulgaci\w*|contest|later|more than|less than|m[aá]s de|menos de))",
+    r"\b(?:not|none|cannot|never|no longer|nunca|jam[aá]s|ya no|ni|ningun[oa]?)\b|n't\b|\bno\b(?! (?:divulgaci\w*|contest|later|more than|less than|m[aá]s de|menos de))",
     _F,
 )
 # Only predicative uses count ("is barred", "bans"): "a letter about whether you are eligible" asserts nothing.

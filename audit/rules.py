@@ -422,7 +422,7 @@ def _check_grounding(draft: Draft, sentence: Sentence, evidence: Sequence[Eviden
     if check.outcome == "supported":
         return []
     rule = Rule.CONTRADICTED_CLAIM if check.outcome == "contradicted" else Rule.UNSUPPORTED_CLAIM
-    return [Finding(rule, SOFT, f"{check.detail} ({check.entry})", sentence.text, check.entry)]
+    return [Finding(rule, SOFT, check.detail, sentence.text, check.entry)]
 
 
 _OTHER_STATES: Final = (
