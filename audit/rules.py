@@ -373,7 +373,7 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
     """Every citation must be an assertable evidence record of this turn; every claim needs one."""
     findings: list[Finding] = []
     valid: set[int] = set()
-    quoted = " ".join(record.summary for record in evidence if record.assertable)
+    quoted = " ".join(f"{record.summary} {record.caveat}" for record in evidence if record.assertable)
     for c in draft.citations:
         record = match_evidence(c.text, evidence)
         if record is None and c.text in quoted:
@@ -388,7 +388,10 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
             )
         else:
             valid.add(c.start)
+    caveats = [fold(record.caveat) for record in evidence if record.assertable and record.caveat]
     for s in draft.sentences:
+        if _is_caveat_note(s.prose, caveats):
+            continue  # the entry's own reviewed caveat, shown as a note: a qualification, not a claim
         claim = is_legal_claim(s.prose)
         checkable = claim or (bool(s.citations) and asserts_something(s.prose))
         if _states_other_state_law(s) or not checkable:
@@ -403,6 +406,17 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
         else:
             findings.extend(_check_grounding(draft, s, evidence))
     return findings
+
+
+_NOTE: Final = re.compile(r"^\s*(?:note|nota)\s*:\s*", _F)
+
+
+def _is_caveat_note(prose: str, caveats: Sequence[str]) -> bool:
+    """A sentence of an evidence entry's reviewed caveat (after "Note:"), verbatim or cut short with "…"."""
+    if not caveats:
+        return False
+    text = fold(_NOTE.sub("", prose)).rstrip(" .…")
+    return len(text) >= 20 and any(text in caveat for caveat in caveats)
 
 
 def _check_grounding(draft: Draft, sentence: Sentence, evidence: Sequence[EvidenceRecord]) -> list[Finding]:

@@ -88,6 +88,7 @@ class EvidenceRecord:
     summary: str = ""
     excerpt: str = ""
     summaries: tuple[str, ...] = ()
+    caveat: str = ""  # reviewed qualification shown with the answer ("Note: …"); never a claim's support
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,11 @@ def _citations(state: dict[str, Any], reply: str) -> list[dict[str, str]]:
     cited = []
     for item in state.get("evidence") or []:
         if item.get("assertable") and item.get("citation") and item["citation"] in reply:
-            cited.append({"id": item["slug"], "citation": item["citation"], "url": item.get("url", ""), "title": item.get("title", "")})
+            cited.append({
+                "id": item["slug"], "citation": item["citation"], "url": item.get("url", ""), "title": item.get("title", ""),
+                # What qualifies the answer (amendments, effective dates, secondary sources): shown with it.
+                "caveat": item.get("caveat", "") or "",
+            })
     return cited
 
 

@@ -79,3 +79,16 @@ def test_no_message_and_an_oversized_one_are_clear_errors_that_write_nothing() -
 )
 def test_the_language_comes_from_the_message_itself(text: str, hint: str | None, expected: str) -> None:
     assert detect_language(text, hint) == expected
+
+
+@pytest.mark.django_db
+def test_ask_can_i_vote_on_parole_leads_with_the_answer_and_returns_the_caveat(capsys):
+    from django.core.management import call_command as run
+
+    run("ask", "can i vote if im on parole", "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["status"] == "completed" and payload["audit"]["verdict"] == "pass"
+    assert payload["reply"].startswith("Not yet:")
+    assert "Note: A 2025 bill" in payload["reply"]
+    voting = next(c for c in payload["citations"] if c["id"] == "tx-elec-11-002")
+    assert voting["caveat"].startswith("A 2025 bill")
