@@ -45,7 +45,10 @@ def _citations(state: dict[str, Any], reply: str) -> list[dict[str, str]]:
 
 
 def _resources(state: dict[str, Any]) -> list[dict[str, Any]]:
-    keys = ("id", "name", "phone", "phone_display", "region", "lat", "lon", "address", "city", "hours", "languages", "url", "last_verified_at", "distance_km", "is_statewide_line")
+    keys = (
+        "id", "name", "phone", "phone_display", "region", "lat", "lon", "address", "city", "hours", "languages", "url",
+        "last_verified_at", "distance_km", "is_statewide_line", "service", "alert", "documents", "attributes",
+    )
     return [{key: item.get(key) for key in keys} for item in state.get("resources") or []]
 
 

@@ -232,6 +232,10 @@ def _card_json(card: Any) -> dict[str, Any]:
         "distance_km": card.distance_km,
         "open_now": card.open_now,
         "is_statewide_line": card.is_statewide_line,
+        "service": card.service,
+        "alert": card.alert,
+        "documents": list(card.documents),
+        "attributes": dict(card.attributes),
     }
 
 

@@ -92,3 +92,16 @@ def test_ask_can_i_vote_on_parole_leads_with_the_answer_and_returns_the_caveat(c
     assert "Note: A 2025 bill" in payload["reply"]
     voting = next(c for c in payload["citations"] if c["id"] == "tx-elec-11-002")
     assert voting["caveat"].startswith("A 2025 bill")
+
+
+@pytest.mark.django_db
+def test_a_spanish_turn_returns_spanish_cards_with_documents_and_hours(capsys):
+    from django.core.management import call_command as run
+
+    run("ask", "necesito sacar mi identificación en Houston", "--json", "--language", "es")
+    payload = json.loads(capsys.readouterr().out)
+    dps = [r for r in payload["resources"] if r["documents"]]
+    assert dps, payload["resources"]
+    assert "Prueba de identidad" in dps[0]["documents"]
+    assert all(set(r) >= {"service", "alert", "documents", "attributes", "hours"} for r in payload["resources"])
+    assert not any("Proof of" in doc for r in payload["resources"] for doc in r["documents"])
