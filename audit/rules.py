@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from audit.claims import Statement, asserts_something, check_claim_against, fold
 from audit.types import AuditContext, AuditResult, EvidenceRecord, Finding, Rule, Verdict
 
 HARD: Final = Verdict.HARD_BLOCK
@@ -296,12 +297,21 @@ _CLAIM_ALWAYS: Final = _rx(
     r"\bcalific(?:a|as|an|ar[aá]s?)\b",
     r"\bdentro de\s+\d+\s+(?:d[ií]as|semanas|meses|a[nñ]os)\b|\bdespu[eé]s de\s+\d+\s+(?:d[ií]as|meses|a[nñ]os)\b|\bplazo\b",
     r"\b(?:cuota|tarifa|costo|multa)\b[^.]{0,40}\$\s?\d|\bcuesta\s+\$\s?\d",
+    # outcomes and costs said without a modal ("Felons get their rights back right away", "An ID costs nothing")
+    r"\b(?:get|gets|getting|regains?|regaining|win|wins)\s+(?:\w+\s+){0,2}rights?\s+back\b|\brights?\s+(?:are\s+|is\s+)?(?:\w+\s+)?restored\b",
+    r"\b(?:recupera\w*|devuelve\w*)\s+(?:\w+\s+){0,2}derechos?\b|\bderechos?\s+(?:\w+\s+){0,2}(?:restablec\w*|restaura\w*)\b",
+    r"\bcosts?\s+(?:nothing|\$\s?\d|money)\b|\b(?:is|are)\s+(?:always\s+)?free\b(?!\s+(?:to\s+call|to\s+text|and\s+confidential|call|line|of\s+charge\s+to\s+call))|\bno (?:fee|charge)s?\b",
+    r"\bno cuesta\b|\bcuesta\s+nada\b|\b(?:es|son)\s+gratis\b|\bsin (?:costo|cobro)\b",
+    r"\b(?:felons?|parolees?|ex-?offenders?|ex-?convicts?|people (?:with|on) (?:a )?(?:felony|felonies|record|records|parole|probation))\b"
+    r"[^.]{0,40}?\b(?:can(?:not|'t)?|may|must|are (?:not )?allowed|get|lose|are (?:not )?eligible)\b",
+    r"\b(?:las personas|la gente|quienes)\s+(?:con|en)\s+(?:\w+\s+){0,3}(?:pueden|no pueden|deben|recuperan|pierden)\b",
 )
 _CLAIM_MODAL_EN: Final = re.compile(
     rf"\b{_SUBJECT_EN}\b(?:\s+[\w'\u2019-]+){{0,4}}?\s+{_MODAL_EN}\s+(?!{_CONTACT_VERBS_EN}\b)(?:not\s+)?(?:\w+)", _F
 )
+_CLITIC: Final = r"(?:lo|la|los|las|le|les|se|me|te)?"
 _CLAIM_MODAL_ES: Final = re.compile(
-    rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}\b)(?:\w+\s+)?(?!{_CONTACT_VERBS_ES}\b)\w+", _F
+    rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)(?:\w+\s+)?(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+", _F
 )
 _LEGAL_EN: Final = re.compile(_LEGAL_VOCAB_EN, _F)
 _LEGAL_ES: Final = re.compile(_LEGAL_VOCAB_ES, _F)
@@ -342,18 +352,28 @@ class Draft:
     text: str
     citations: tuple[Citation, ...]
     sentences: tuple[Sentence, ...]
+    statements: tuple[Statement, ...] = ()
 
     @classmethod
-    def parse(cls, text: str) -> Draft:
+    def parse(cls, text: str, statements: Sequence[Statement] = ()) -> Draft:
         citations = find_citations(text)
-        return cls(text, tuple(citations), tuple(split_sentences(text, citations)))
+        return cls(text, tuple(citations), tuple(split_sentences(text, citations)), tuple(statements))
+
+    def statement_for(self, sentence: Sentence) -> Statement | None:
+        """The structured statement this sentence renders, if the draft came with statements."""
+        prose = fold(sentence.prose)
+        for statement in self.statements:
+            text = fold(statement.text).rstrip(" .")
+            if text and text in prose:
+                return statement
+        return None
 
 
 def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: AuditContext) -> list[Finding]:
     """Every citation must be an assertable evidence record of this turn; every claim needs one."""
     findings: list[Finding] = []
     valid: set[int] = set()
-    quoted = " ".join(record.summary for record in evidence if record.assertable)
+    quoted = " ".join(f"{record.summary} {record.caveat}" for record in evidence if record.assertable)
     for c in draft.citations:
         record = match_evidence(c.text, evidence)
         if record is None and c.text in quoted:
@@ -368,16 +388,55 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
             )
         else:
             valid.add(c.start)
+    caveats = [fold(record.caveat) for record in evidence if record.assertable and record.caveat]
     for s in draft.sentences:
-        if not is_legal_claim(s.prose) or _states_other_state_law(s):
+        if _is_caveat_note(s.prose, caveats):
+            continue  # the entry's own reviewed caveat, shown as a note: a qualification, not a claim
+        claim = is_legal_claim(s.prose)
+        checkable = claim or (bool(s.citations) and asserts_something(s.prose))
+        if _states_other_state_law(s) or not checkable:
             continue  # other states' law is the scope rule's finding, not a missing citation
         if context.gated:
-            findings.append(
-                Finding(Rule.GATED_CLAIM, HARD, "states a legal rule although evidence was too weak to assert", s.text)
-            )
+            if claim:
+                findings.append(
+                    Finding(Rule.GATED_CLAIM, HARD, "states a legal rule although evidence was too weak to assert", s.text)
+                )
         elif not s.citations:
             findings.append(Finding(Rule.UNCITED_CLAIM, SOFT, "states a legal rule without citing evidence", s.text))
+        else:
+            findings.extend(_check_grounding(draft, s, evidence))
     return findings
+
+
+_NOTE: Final = re.compile(r"^\s*(?:note|nota)\s*:\s*", _F)
+
+
+def _is_caveat_note(prose: str, caveats: Sequence[str]) -> bool:
+    """A sentence of an evidence entry's reviewed caveat (after "Note:"), verbatim or cut short with "…"."""
+    if not caveats:
+        return False
+    text = fold(_NOTE.sub("", prose)).rstrip(" .…")
+    return len(text) >= 20 and any(text in caveat for caveat in caveats)
+
+
+def _check_grounding(draft: Draft, sentence: Sentence, evidence: Sequence[EvidenceRecord]) -> list[Finding]:
+    """The claim checker: a cited sentence must agree with what its cited entry says."""
+    records: list[EvidenceRecord] = []
+    for c in sentence.citations:
+        record = match_evidence(c.text, evidence)
+        if record is not None and record.assertable and record not in records:
+            records.append(record)
+    if not records:
+        return []  # a citation the evidence does not have is fabricated_citation's finding
+    statement = draft.statement_for(sentence)
+    if statement is not None:
+        named = [r for r in records if r.slug == statement.entry]
+        records = named or records
+    check = check_claim_against(sentence.prose, records, quote=statement.quote if statement else "")
+    if check.outcome == "supported":
+        return []
+    rule = Rule.CONTRADICTED_CLAIM if check.outcome == "contradicted" else Rule.UNSUPPORTED_CLAIM
+    return [Finding(rule, SOFT, check.detail, sentence.text, check.entry)]
 
 
 _OTHER_STATES: Final = (
@@ -609,9 +668,11 @@ def tightest(verdicts: Iterable[Verdict]) -> Verdict:
     return max(verdicts, default=Verdict.PASS)
 
 
-def check_draft(*, draft: str, evidence: Sequence[EvidenceRecord], context: AuditContext) -> AuditResult:
-    """Run every rule over a draft; the verdict is the tightest finding's."""
-    parsed = Draft.parse(draft)
+def check_draft(
+    *, draft: str, evidence: Sequence[EvidenceRecord], context: AuditContext, statements: Sequence[Statement] = ()
+) -> AuditResult:
+    """Run every rule over a draft (and its structured statements, if any); the verdict is the tightest finding's."""
+    parsed = Draft.parse(draft, statements)
     findings = tuple(f for rule in RULES for f in rule(parsed, evidence, context))
     return AuditResult(tightest(f.verdict for f in findings), findings)
 
@@ -628,6 +689,7 @@ class _LlmFinding(BaseModel):
     verdict: Verdict
     message: str = Field(max_length=500)
     span: str = Field(default="", max_length=500)
+    entry: str = Field(default="", max_length=80)
 
 
 class _LlmAuditPayload(BaseModel):
@@ -636,24 +698,51 @@ class _LlmAuditPayload(BaseModel):
     findings: list[_LlmFinding] = Field(max_length=20)
 
 
+class _LlmEnvelope(BaseModel):
+    """The payload's shape with each finding still unchecked: one bad finding must not discard the others."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    findings: list[dict[str, Any]] = Field(max_length=20)
+
+
 LLM_FINDINGS_JSON_SCHEMA: Final[dict[str, Any]] = _LlmAuditPayload.model_json_schema()
 
 
+def _problems(exc: ValidationError) -> str:
+    # Field locations and error types only: the payload may quote the draft.
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['type']}" for e in exc.errors())
+
+
 def parse_llm_findings(payload: dict[str, Any]) -> list[Finding]:
-    """Validate the LLM auditor's JSON (`{"findings": [{rule, verdict, message, span}]}`); ValueError if off-schema."""
+    """Validate the LLM auditor's JSON (`{"findings": [{rule, verdict, message, span, entry}]}`).
+
+    A malformed envelope raises ValueError (the caller keeps the rule result). A finding under a
+    rule name we do not know is dropped alone — the auditor can only add findings, so dropping one
+    never loosens anything the rules found, and the others still count. Any other off-schema
+    finding (unknown verdict, extra key, too long) rejects the payload: it is not the auditor we asked.
+    """
     if not isinstance(payload, dict):
         raise ValueError("LLM audit payload must be a JSON object")
     try:
-        parsed = _LlmAuditPayload.model_validate(payload, strict=False)
+        envelope = _LlmEnvelope.model_validate(payload, strict=False)
     except ValidationError as exc:
-        # Field locations and error types only: the payload may quote the draft.
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['type']}" for e in exc.errors())
-        raise ValueError(f"LLM audit payload rejected: {problems}") from None
-    return [Finding(f.rule, f.verdict, f.message, f.span) for f in parsed.findings]
+        raise ValueError(f"LLM audit payload rejected: {_problems(exc)}") from None
+    known = {rule.value for rule in Rule}
+    findings: list[Finding] = []
+    for index, raw in enumerate(envelope.findings):
+        if raw.get("rule") not in known:
+            continue
+        try:
+            f = _LlmFinding.model_validate(raw, strict=False)
+        except ValidationError as exc:
+            raise ValueError(f"LLM audit payload rejected: findings.{index}: {_problems(exc)}") from None
+        findings.append(Finding(f.rule, f.verdict, f.message, f.span, f.entry))
+    return findings
 
 
 def combine(rule_result: AuditResult, llm_findings: Sequence[Finding]) -> AuditResult:
     """Add the LLM auditor's findings; the verdict can rise above the rules' verdict, never fall below it."""
-    extra = tuple(Finding(Rule(f.rule), Verdict(f.verdict), f.message, f.span) for f in llm_findings)
+    extra = tuple(Finding(Rule(f.rule), Verdict(f.verdict), f.message, f.span, f.entry) for f in llm_findings)
     verdict = tightest([rule_result.verdict, *(f.verdict for f in extra)])
     return AuditResult(verdict, rule_result.findings + extra)

@@ -58,6 +58,8 @@ class Rule(StrEnum):
     TOO_LONG = "too_long"
     PII_PLACEHOLDER = "pii_placeholder"
     PROMPT_LEAK = "prompt_leak"
+    UNSUPPORTED_CLAIM = "unsupported_claim"
+    CONTRADICTED_CLAIM = "contradicted_claim"
 
 
 @dataclass(frozen=True)
@@ -68,17 +70,25 @@ class Finding:
     verdict: Verdict
     message: str
     span: str = ""
+    entry: str = ""  # the evidence slug a claim finding is about ("" for draft-wide rules)
 
 
 @dataclass(frozen=True)
 class EvidenceRecord:
-    """A piece of evidence retrieval returned for this turn; only `assertable` ones may be cited."""
+    """A piece of evidence retrieval returned for this turn; only `assertable` ones may be cited.
+
+    `summary` is the summary in the turn's language; `excerpt` the verbatim source quote and
+    `summaries` the other reviewed summaries: the claim checker looks for a claim's support in these.
+    """
 
     slug: str
     citation: str
     url: str
     assertable: bool
     summary: str = ""
+    excerpt: str = ""
+    summaries: tuple[str, ...] = ()
+    caveat: str = ""  # reviewed qualification shown with the answer ("Note: …"); never a claim's support
 
 
 @dataclass(frozen=True)

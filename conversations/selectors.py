@@ -36,12 +36,19 @@ def _citations(state: dict[str, Any], reply: str) -> list[dict[str, str]]:
     cited = []
     for item in state.get("evidence") or []:
         if item.get("assertable") and item.get("citation") and item["citation"] in reply:
-            cited.append({"id": item["slug"], "citation": item["citation"], "url": item.get("url", ""), "title": item.get("title", "")})
+            cited.append({
+                "id": item["slug"], "citation": item["citation"], "url": item.get("url", ""), "title": item.get("title", ""),
+                # What qualifies the answer (amendments, effective dates, secondary sources): shown with it.
+                "caveat": item.get("caveat", "") or "",
+            })
     return cited
 
 
 def _resources(state: dict[str, Any]) -> list[dict[str, Any]]:
-    keys = ("id", "name", "phone", "phone_display", "region", "lat", "lon", "address", "city", "hours", "languages", "url", "last_verified_at", "distance_km", "is_statewide_line")
+    keys = (
+        "id", "name", "phone", "phone_display", "region", "lat", "lon", "address", "city", "hours", "languages", "url",
+        "last_verified_at", "distance_km", "is_statewide_line", "service", "alert", "documents", "attributes",
+    )
     return [{key: item.get(key) for key in keys} for item in state.get("resources") or []]
 
 

@@ -36,6 +36,7 @@ CONTENT_FIELDS: tuple[str, ...] = (
     "source_excerpt",
     "caveat",
     "verified",
+    "key_points",
 )
 
 
@@ -90,6 +91,14 @@ class CorpusEntry(models.Model):
     source_url = models.URLField(max_length=500, blank=True)
     source_excerpt = models.TextField(blank=True, help_text="Short verbatim quote from the source page.")
     caveat = models.TextField(blank=True)
+    key_points = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            'One fact each, plain words, en and es: [{"kind": "eligibility|cost|deadline|process|other", '
+            '"en", "es", "quote_en", "quote_es"}]; each quote is a verbatim span of the excerpt or a summary.'
+        ),
+    )
     verified = models.BooleanField(default=False, help_text="Text supporting the citation and summary was read at the source.")
 
     reviewed_by = models.ForeignKey(

@@ -74,6 +74,29 @@ def _validate(records: list[dict[str, Any]]) -> None:
             raise CorpusLoadError(f"duplicate citation {record['citation']!r}")
         seen_slugs.add(record["slug"])
         seen_citations.add(record["citation"])
+        _validate_key_points(record)
+
+
+KEY_POINT_KINDS = ("eligibility", "cost", "deadline", "process", "other")
+
+
+def _validate_key_points(record: dict[str, Any]) -> None:
+    """Each key point is one plain fact in both languages whose quotes are verbatim in the entry's texts."""
+    from audit.claims import quote_in
+
+    texts = [record.get("source_excerpt") or "", record.get("summary_en") or "", record.get("summary_es") or ""]
+    points = record.get("key_points") or []
+    if not isinstance(points, list):
+        raise CorpusLoadError(f"entry {record['slug']!r}: key_points must be a list")
+    for n, point in enumerate(points):
+        where = f"entry {record['slug']!r} key point {n}"
+        if not isinstance(point, dict) or set(point) - {"kind", "en", "es", "quote_en", "quote_es"}:
+            raise CorpusLoadError(f"{where}: unexpected shape")
+        if point.get("kind") not in KEY_POINT_KINDS or not point.get("en") or not point.get("es"):
+            raise CorpusLoadError(f"{where}: needs a kind and text in en and es")
+        for language in ("en", "es"):
+            if not quote_in(str(point.get(f"quote_{language}") or ""), texts):
+                raise CorpusLoadError(f"{where}: quote_{language} is not a verbatim span of the excerpt or a summary")
 
 
 def corpus_fixture_read(*, path: Path | None = None) -> list[dict[str, Any]]:
@@ -114,8 +137,9 @@ def corpus_load(*, path: Path | None = None, import_review: bool = True) -> Load
         created = entry is None
         entry = entry or CorpusEntry(slug=record["slug"])
         for name in CONTENT_FIELDS:
-            value = record.get(name, False if name == "verified" else "")
-            setattr(entry, name, value if value is not None else "")
+            default: Any = False if name == "verified" else [] if name == "key_points" else ""
+            value = record.get(name, default)
+            setattr(entry, name, value if value is not None else default)
         entry.last_checked = record.get("last_checked") or None
         entry.import_hash = import_hash
         pending.append((record, entry, created))

@@ -225,6 +225,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "resume-stale-turns": {"task": "conversations.resume_stale_turns", "schedule": 60.0, "kwargs": {"older_than_seconds": 90}},
 }
 
+# --- audit ---------------------------------------------------------------------------------
+# `manage.py audit check-draft` needs entries' texts by slug; audit is the floor of the layering and
+# may not import corpus, so the site wires the reader in (dependency inversion, not an import).
+AUDIT_EVIDENCE_LOADER = "corpus.evidence.evidence_records"
+
 # --- integrations --------------------------------------------------------------------------
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 ANTHROPIC_MODEL_FAST = env_str("ANTHROPIC_MODEL_FAST", "claude-haiku-4-5")

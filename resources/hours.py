@@ -15,6 +15,7 @@ from resources.taxonomy import DAY_CODES
 TEXAS_TZ = ZoneInfo("America/Chicago")
 END_OF_DAY = dt.time(23, 59)
 _DAY_NAMES = {"MO": "Mon", "TU": "Tue", "WE": "Wed", "TH": "Thu", "FR": "Fri", "SA": "Sat", "SU": "Sun"}
+_DAY_NAMES_ES = {"MO": "lun", "TU": "mar", "WE": "mié", "TH": "jue", "FR": "vie", "SA": "sáb", "SU": "dom"}
 
 
 @dataclass(frozen=True)
@@ -58,24 +59,32 @@ def is_open(rules: Iterable[Rule], now: dt.datetime | None = None) -> bool | Non
     return False
 
 
-def _fmt_time(value: dt.time) -> str:
+def _fmt_time(value: dt.time, language: str = "en") -> str:
     if value == END_OF_DAY:
-        return "midnight"
+        return "medianoche" if language == "es" else "midnight"
+    if language == "es":  # Texas Spanish signage uses the 12-hour clock with a. m./p. m.
+        hour = value.hour % 12 or 12
+        suffix = "a. m." if value.hour < 12 else "p. m."
+        return f"{hour} {suffix}" if value.minute == 0 else f"{hour}:{value.minute:02d} {suffix}"
     hour = value.hour % 12 or 12
     suffix = "am" if value.hour < 12 else "pm"
     return f"{hour}{suffix}" if value.minute == 0 else f"{hour}:{value.minute:02d}{suffix}"
 
 
-def _fmt_days(byday: str) -> str:
+def _fmt_days(byday: str, language: str = "en") -> str:
+    names = _DAY_NAMES_ES if language == "es" else _DAY_NAMES
     days = byday.split(",")
     indexes = sorted(DAY_CODES.index(day) for day in days)
     if len(indexes) > 2 and indexes == list(range(indexes[0], indexes[-1] + 1)):
-        return f"{_DAY_NAMES[DAY_CODES[indexes[0]]]}-{_DAY_NAMES[DAY_CODES[indexes[-1]]]}"
-    return ", ".join(_DAY_NAMES[DAY_CODES[index]] for index in indexes)
+        return f"{names[DAY_CODES[indexes[0]]]}-{names[DAY_CODES[indexes[-1]]]}"
+    return ", ".join(names[DAY_CODES[index]] for index in indexes)
 
 
-def summarize(rules: Iterable[Rule]) -> str:
-    """One line such as "24/7" or "Mon-Fri 8am-5pm"; a rule's own description wins over the generated text."""
+def summarize(rules: Iterable[Rule], language: str = "en") -> str:
+    """One line such as "24/7" or "Mon-Fri 8am-5pm" ("lun-vie 8 a. m.-5 p. m."); a rule's own description wins.
+
+    For Spanish, pass rules whose descriptions are already the Spanish ones (Schedule.description_es).
+    """
     parts: list[str] = []
     for rule in rules:
         if rule.structured:
@@ -83,7 +92,7 @@ def summarize(rules: Iterable[Rule]) -> str:
             if len(rule.byday.split(",")) == 7 and rule.opens_at == dt.time(0, 0) and rule.closes_at == END_OF_DAY:
                 text = "24/7"
             else:
-                text = f"{_fmt_days(rule.byday)} {_fmt_time(rule.opens_at)}-{_fmt_time(rule.closes_at)}"
+                text = f"{_fmt_days(rule.byday, language)} {_fmt_time(rule.opens_at, language)}-{_fmt_time(rule.closes_at, language)}"
             parts.append(rule.description or text)
         elif rule.description:
             parts.append(rule.description)

@@ -95,6 +95,7 @@ class Service(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    description_es = models.TextField(blank=True, help_text="The card's one-line description in Spanish.")
     url = models.URLField(blank=True)
     email = models.EmailField(blank=True)
     categories = ArrayField(models.CharField(max_length=32), validators=[validate_categories])
@@ -104,6 +105,7 @@ class Service(models.Model):
     application_process = models.TextField(blank=True)
     status = models.CharField(max_length=20, choices=STATUS_CHOICES, default="active")
     alert = models.CharField(max_length=300, blank=True, help_text="Short notice shown with the entry.")
+    alert_es = models.CharField(max_length=300, blank=True, help_text="The notice in Spanish.")
     last_verified_at = models.DateField(null=True, blank=True, help_text="When a person last confirmed the details.")
     is_crisis_line = models.BooleanField(default=False)
     is_statewide = models.BooleanField(default=False, help_text="Serves all of Texas (offered as the fallback).")
@@ -237,6 +239,7 @@ class Schedule(models.Model):
     opens_at = models.TimeField(null=True, blank=True)
     closes_at = models.TimeField(null=True, blank=True)
     description = models.CharField(max_length=300, blank=True)
+    description_es = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -260,6 +263,7 @@ class RequiredDocument(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     service = models.ForeignKey(Service, on_delete=models.CASCADE, related_name="required_documents")
     document = models.CharField(max_length=200)
+    document_es = models.CharField(max_length=200, blank=True)
     uri = models.URLField(blank=True)
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ services are never offered.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import uuid
@@ -22,7 +23,7 @@ from django.db import connection
 from resources import places
 from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
 from resources.hours import Rule, is_open, local_now, minute_of_week, summarize
-from resources.models import Phone, Schedule, Service, ServiceAtLocation
+from resources.models import Attribute, Phone, RequiredDocument, Schedule, Service, ServiceAtLocation
 from resources.taxonomy import (
     ATTRIBUTES_TAXONOMY,
     CORE_NEEDS,
@@ -210,7 +211,43 @@ def match(
         cursor.execute(sql, params, prepare=True)
         columns = [column.name for column in cursor.description or []]
         rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
-    return [_card_from_row(row, near=near, now=moment) for row in rows]
+    return _with_extras([_card_from_row(row, near=near, now=moment) for row in rows], language)
+
+
+def _with_extras(cards: list[ResourceCard], language: str | None) -> list[ResourceCard]:
+    """Add what a person needs before going (documents to bring, who is taken) and, for Spanish, the Spanish text.
+
+    One more query per part for the few matched cards; the ranking statement stays a single, cached plan.
+    """
+    if not cards:
+        return cards
+    ids = [card.id for card in cards]
+    spanish = language == "es"
+    documents: dict[str, list[str]] = {card.id: [] for card in cards}
+    for doc in RequiredDocument.objects.filter(service_id__in=ids).order_by("id"):
+        documents[str(doc.service_id)].append((doc.document_es or doc.document) if spanish else doc.document)
+    attributes: dict[str, list[tuple[str, bool]]] = {card.id: [] for card in cards}
+    for attr in Attribute.objects.filter(service_id__in=ids).select_related("taxonomy_term").order_by("taxonomy_term__code"):
+        attributes[str(attr.service_id)].append((attr.taxonomy_term.code, attr.value == "true"))
+    texts: dict[str, dict[str, str]] = {}
+    hours: dict[str, str] = {}
+    if spanish:
+        texts = {str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values("id", "description_es", "alert_es")}
+        rules: dict[str, list[Rule]] = {card.id: [] for card in cards}
+        for schedule in Schedule.objects.filter(service_id__in=ids).order_by("id"):
+            # The Spanish description, else the hours generated in Spanish (an English-only note is dropped).
+            rules[str(schedule.service_id)].append(Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description_es))
+        hours = {key: summarize(value, "es") for key, value in rules.items()}
+    result = []
+    for card in cards:
+        changes: dict[str, object] = {"documents": tuple(documents[card.id]), "attributes": tuple(attributes[card.id])}
+        if spanish:
+            row = texts.get(card.id, {})
+            changes["service"] = (row.get("description_es") or card.service)[:200]
+            changes["alert"] = row.get("alert_es") or card.alert
+            changes["hours"] = hours.get(card.id) or card.hours
+        result.append(dataclasses.replace(card, **changes))
+    return result
 
 
 def _card_from_row(row: dict[str, object], *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
@@ -240,7 +277,7 @@ def _parse_time(value: object) -> dt.time | None:
     return dt.time.fromisoformat(str(value)) if value else None
 
 
-def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | None = None) -> list[ResourceCard]:
+def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | None = None, language: str | None = None) -> list[ResourceCard]:
     """Cards for known services (e.g. to re-show a card), each at its first location."""
     moment = local_now()
     services = Service.objects.filter(pk__in=service_ids).select_related("organization")
@@ -249,7 +286,7 @@ def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | 
     for service in services:
         sal = service.service_at_locations.select_related("location").order_by("location_id").first()
         cards.append(_card(service, sal.location if sal else None, details, near=near, now=moment))
-    return cards
+    return _with_extras(cards, language)
 
 
 def referral_card() -> ResourceCard | None:

@@ -47,12 +47,18 @@ class ResourceCard:
     open_now: bool | None
     is_statewide_line: bool
     categories: tuple[str, ...]
+    # What a person needs before going: the documents to bring and who is taken (HSDS attributes
+    # set where a source says so: walk_in, accepts_records, id_not_required…; absent = unknown).
+    documents: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, bool], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form (tuples become lists)."""
+        """JSON-ready form (tuples become lists, attributes a {code: bool} object)."""
         data = asdict(self)
         data["languages"] = list(self.languages)
         data["categories"] = list(self.categories)
+        data["documents"] = list(self.documents)
+        data["attributes"] = dict(self.attributes)
         return data
 
 

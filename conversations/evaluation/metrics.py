@@ -132,6 +132,9 @@ class CaseResult:
     cost_usd: float
     error: str
     failures: list[str] = field(default_factory=list)
+    # Claims the final audit found contradicting or unsupported by their cited entry (the turn was
+    # then revised or handed off; a reply with one is never sent).
+    grounding_findings: int = 0
 
     @property
     def passed(self) -> bool:
@@ -222,6 +225,9 @@ def judge(obs: Observation) -> CaseResult:
         cost_usd=float(llm.get("cost_usd") or 0.0),
         error=obs.error,
         failures=failures,
+        grounding_findings=sum(
+            1 for f in (payload.get("audit") or {}).get("findings") or [] if f.get("rule") in ("contradicted_claim", "unsupported_claim")
+        ),
     )
 
 
@@ -270,6 +276,7 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
             "pii_leaks": sum(r.pii_leaks for r in results),
             "forbidden_phrases": sum(r.phrase_violations for r in results),
             "errors": sum(1 for r in results if r.error),
+            "grounding_findings": sum(r.grounding_findings for r in results),
         },
         "latency_ms": {
             "p50": _round(_percentile(latencies, 50)),

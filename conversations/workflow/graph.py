@@ -42,7 +42,7 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
     "retrieve": ("query", "language", "top_need"),
     "match": ("top_need", "region", "place", "language", "needs"),
     "draft": ("query", "language", "channel", "top_need", "region", "gate", "resources", "audit", "revisions"),
-    "audit": ("draft", "evidence", "language", "channel", "top_need", "region", "gated", "out_of_state", "legal_advice", "revisions"),
+    "audit": ("draft", "statements", "evidence", "language", "channel", "top_need", "region", "gated", "out_of_state", "legal_advice", "revisions"),
     "send": ("draft", "channel", "language", "crisis", "mode"),
     "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources"),
 }

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from audit import rules as audit_rules
+from audit.claims import Statement, language_of, quote_in, sentences_of
 from audit.types import AuditContext, AuditResult, EvidenceRecord, Verdict
 from conversations import llm
 from conversations.hooks import apply_gate, handoff_for
@@ -24,6 +25,7 @@ from conversations.workflow import extensions, intake_rules, templates
 from conversations.workflow.graph import MAX_AUDIT_REVISIONS
 from conversations.workflow.understanding import understand
 from corpus.errors import QueryError
+from corpus.evidence import EntryText, entry_texts
 from corpus.selectors import corpus_search
 from resources.selectors import REFERRAL_SLUG, match, referral_card
 
@@ -52,13 +54,13 @@ class NodeContext:
     def remaining(self) -> float:
         return self.deadline - time.time()
 
-    def call_llm(self, **kwargs: Any) -> Any | None:
-        """Make one structured call if the key, the call bound and the deadline allow; None on any failure."""
+    def call_llm(self, *, call: Callable[..., Any] | None = None, **kwargs: Any) -> Any | None:
+        """Make one model call (structured by default) if the key, the call bound and the deadline allow; None on any failure."""
         if not llm.enabled() or self.llm_calls_left - self.llm_calls <= 0 or self.remaining() <= 0.5:
             return None
         self.llm_calls += 1
         try:
-            result = llm.structured_call(timeout=self.remaining(), **kwargs)
+            result = (call or llm.structured_call)(timeout=self.remaining(), **kwargs)
         except llm.LLMError as exc:
             self.llm_errors.append(exc.kind)
             usage = getattr(exc, "usage", None)
@@ -250,6 +252,10 @@ def _card_json(card: Any) -> dict[str, Any]:
         "distance_km": card.distance_km,
         "open_now": card.open_now,
         "is_statewide_line": card.is_statewide_line,
+        "service": card.service,
+        "alert": card.alert,
+        "documents": list(card.documents),
+        "attributes": dict(card.attributes),
     }
 
 
@@ -262,67 +268,167 @@ class DraftOutput(BaseModel):
     cited: list[str] = Field(default_factory=list)
 
 
+class StatementOut(BaseModel):
+    """One claim of a draft, as data: its text, the entry it rests on and a verbatim quote of that entry."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=1000)
+    entry: str = Field(min_length=1, max_length=80)
+    quote: str = Field(max_length=4000)
+
+
+def _enrich(evidence: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, EntryText]]:
+    """Add each entry's key points, caveat and texts (what the draft may quote) to the gate's evidence."""
+    texts = entry_texts(slugs=[str(item["slug"]) for item in evidence]) if evidence else {}
+    enriched = []
+    for item in evidence:
+        text = texts.get(str(item["slug"]))
+        enriched.append({**item, "key_points": list(text.key_points) if text else [], "caveat": text.caveat if text else item.get("caveat", "")})
+    return enriched, texts
+
+
 def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
-    """Write the reply: Sonnet when available, else the template; may cite only the gate's evidence."""
+    """Write the reply and its claims as data: Sonnet over cited search results when available, else the template."""
     gate = view["gate"] or {}
     gated = bool(gate.get("gated", True))
-    evidence = [] if gated else list(gate.get("evidence") or [])
+    evidence, texts = _enrich([] if gated else list(gate.get("evidence") or []))
     resources = list(view["resources"] or [])
     language = view["language"] or "en"
     channel = view["channel"] or "web"
     revisions = int(view["revisions"] or 0)
     findings = list((view["audit"] or {}).get("findings") or [])
     source = "template"
-    text = None
+    drafted = None
     if llm.enabled():
-        text = _draft_with_llm(view, ctx, evidence=evidence, gated=gated, resources=resources, findings=findings)
-        source = "llm" if text else "template"
-    if text is None:
-        text = templates.render(
+        drafted = _draft_with_llm(view, ctx, evidence=evidence, texts=texts, gated=gated, resources=resources, findings=findings)
+        source = "llm" if drafted else "template"
+    if drafted is None:
+        drafted = templates.render_structured(
             language=language, channel=channel, evidence=evidence, gated=gated, resources=resources, level=revisions,
             query=str(view["query"] or ""),
         )
-    return NodeResult("ok", {"draft": text, "draft_source": source}, {"source": source, "chars": len(text), "revision": revisions})
+    text, statements = drafted
+    statements = [StatementOut.model_validate(item).model_dump() for item in statements]
+    return NodeResult(
+        "ok",
+        {"draft": text, "statements": statements, "draft_source": source},
+        {"source": source, "chars": len(text), "revision": revisions, "statements": len(statements)},
+    )
+
+
+def _search_results(evidence: list[dict[str, Any]], texts: Mapping[str, EntryText], language: str) -> list[dict[str, Any]]:
+    """The retrieved entries as Messages API search_result blocks, one text block per sentence (the citable unit)."""
+    blocks = []
+    for item in evidence:
+        text = texts.get(str(item["slug"]))
+        body = [text.excerpt, text.summary_es if language == "es" else text.summary_en] if text else [str(item["summary"])]
+        sentences = [sentence for part in body if part for sentence in sentences_of(part)]
+        blocks.append({
+            "type": "search_result",
+            "source": str(item.get("url") or item["slug"]),
+            "title": str(item["citation"]),
+            "content": [{"type": "text", "text": sentence} for sentence in sentences],
+            "citations": {"enabled": True},
+        })
+    return blocks
+
+
+def _from_cited(answer: llm.CitedAnswer, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText], language: str) -> tuple[str, list[dict[str, str]]] | str:
+    """Turn the model's cited text blocks into (reply, statements), or say what is wrong with them."""
+    parts: list[str] = []
+    statements: list[dict[str, str]] = []
+    for block in answer.blocks:
+        chunk = block.text
+        cites = []
+        for span in block.citations:
+            if span.search_result_index >= len(evidence):
+                return "cites a search result that was not sent"
+            item = evidence[span.search_result_index]
+            text = texts.get(str(item["slug"]))
+            pool = [text.excerpt, text.summary_en, text.summary_es] if text else [str(item["summary"])]
+            if not quote_in(span.cited_text, pool):
+                return "quotes text that is not in the entry"
+            statements.append({"text": chunk.strip().rstrip("."), "entry": str(item["slug"]), "quote": span.cited_text})
+            if item["citation"] not in cites:
+                cites.append(str(item["citation"]))
+        if cites:
+            stripped = chunk.rstrip()
+            tail = chunk[len(stripped):]
+            end = "." if stripped.endswith(".") else ""
+            chunk = f"{stripped.rstrip('.')} [{'; '.join(cites)}]{end}{tail}"
+        parts.append(chunk)
+    reply = "".join(parts).strip()
+    if not reply:
+        return "empty answer"
+    if len(reply.split()) >= 8 and language_of(reply) != language:
+        return f"answered in the wrong language (expected {language})"
+    return reply, statements
 
 
 def _draft_with_llm(
-    view: Mapping[str, Any], ctx: NodeContext, *, evidence: list[Any], gated: bool, resources: list[Any], findings: list[Any]
-) -> str | None:
-    evidence_text = "\n".join(f"- citation: {item['citation']}\n  summary: {item['summary']}" for item in evidence) or "(none)"
+    view: Mapping[str, Any], ctx: NodeContext, *, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText],
+    gated: bool, resources: list[Any], findings: list[Any],
+) -> tuple[str, list[dict[str, str]]] | None:
+    language = view["language"] or "en"
     resource_text = "\n".join(f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}" for item in resources[:3]) or "(none)"
-    feedback = "\n".join(f"- {finding.get('rule')}: {finding.get('message')}" for finding in findings) or "(none)"
-    content = (
-        f"LANGUAGE: {view['language']}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
-        f"QUESTION:\n{view['query']}\n\nEVIDENCE:\n{evidence_text}\n\nRESOURCES:\n{resource_text}\n\n"
-        f"AUDIT FEEDBACK ON THE LAST DRAFT:\n{feedback}"
+    feedback = [f"- {finding.get('rule')}: {finding.get('message')} {finding.get('span') or ''}".strip() for finding in findings]
+    caveats = "\n".join(f"- {item['citation']}: {item['caveat']}" for item in evidence if item.get("caveat")) or "(none)"
+    instructions = (
+        f"LANGUAGE: {language}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
+        f"QUESTION:\n{view['query']}\n\nCAVEATS (show the one that qualifies your answer as 'Note: ...'):\n{caveats}\n\n"
+        f"RESOURCES:\n{resource_text}\n\nAUDIT FEEDBACK ON THE LAST DRAFT:\n" + ("\n".join(feedback) or "(none)")
     )
-    output = ctx.call_llm(
-        model=_settings().ANTHROPIC_MODEL_DRAFT,
-        system=prompt("draft_v1"),
-        messages=[{"role": "user", "content": content}],
-        tool_name="write_reply",
-        tool_description="Return the reply text and the citations it uses.",
-        schema=DraftOutput,
-        max_tokens=700,
-    )
-    return output.reply.strip() if output is not None else None
+    for _attempt in range(2):  # one re-ask when the answer does not fit the evidence; then the template
+        content = [*_search_results(evidence, texts, language), {"type": "text", "text": instructions}]
+        answer = ctx.call_llm(
+            call=llm.cited_call,
+            model=_settings().ANTHROPIC_MODEL_DRAFT,
+            system=prompt("draft_v2"),
+            messages=[{"role": "user", "content": content}],
+            max_tokens=700,
+        )
+        if answer is None:
+            return None
+        built = _from_cited(answer, evidence, texts, language)
+        if not isinstance(built, str):
+            return built
+        ctx.llm_errors.append("draft_mismatch")
+        instructions += f"\n\nYOUR LAST ANSWER WAS REJECTED: {built}. Answer again."
+    return None
 
 
 # --- audit ------------------------------------------------------------------------------------
 
 
 class AuditorFindings(BaseModel):
+    """What the auditor's answer is checked against: the envelope only; each finding is checked on its own."""
+
     model_config = ConfigDict(extra="forbid")
-    findings: list[dict[str, str]] = Field(default_factory=list, max_length=20)
+    findings: list[dict[str, Any]] = Field(default_factory=list, max_length=20)
+
+
+def _audit_evidence(view: Mapping[str, Any]) -> list[EvidenceRecord]:
+    items = list(view["evidence"] or [])
+    texts = entry_texts(slugs=[str(item["slug"]) for item in items]) if items else {}
+    language = view["language"] or "en"
+    records = []
+    for item in items:
+        text = texts.get(str(item["slug"]))
+        if text is not None:
+            base = text.record(language)
+            records.append(EvidenceRecord(
+                slug=base.slug, citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]),
+                summary=item["summary"], excerpt=base.excerpt, summaries=(*base.summaries, base.summary), caveat=text.caveat,
+            ))
+        else:
+            records.append(EvidenceRecord(slug=item["slug"], citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]), summary=item["summary"]))
+    return records
 
 
 def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
-    """Run every compliance rule; the LLM auditor may add findings but never loosens the rule verdict."""
+    """Run every compliance rule and the claim checker; the LLM auditor may add findings but never loosens the verdict."""
     channel = view["channel"] or "web"
-    evidence = [
-        EvidenceRecord(slug=item["slug"], citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]), summary=item["summary"])
-        for item in (view["evidence"] or [])
-    ]
+    evidence = _audit_evidence(view)
     context = AuditContext(
         language=view["language"] or "en",
         channel=channel,
@@ -334,17 +440,22 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
     )
     draft_text = str(view["draft"] or "")
-    result: AuditResult = audit_rules.check_draft(draft=draft_text, evidence=evidence, context=context)
+    statements = [Statement(**item) for item in (view["statements"] or [])]
+    result: AuditResult = audit_rules.check_draft(draft=draft_text, evidence=evidence, context=context, statements=statements)
     auditor_used = False
     if llm.enabled():
+        evidence_text = "\n\n".join(
+            f"[{item.slug}] {item.citation}\nexcerpt: {item.excerpt}\nsummary: {item.summary}" for item in evidence
+        ) or "(none)"
         payload = ctx.call_llm(
             model=_settings().ANTHROPIC_MODEL_FAST,
-            system=prompt("audit_v1"),
-            messages=[{"role": "user", "content": "EVIDENCE CITATIONS:\n" + "\n".join(f"- {item.citation}" for item in evidence) + f"\n\nDRAFT:\n{draft_text}"}],
+            system=prompt("audit_v2"),
+            messages=[{"role": "user", "content": f"EVIDENCE:\n{evidence_text}\n\nDRAFT:\n{draft_text}"}],
             tool_name="report_findings",
             tool_description="Report compliance findings about the draft (empty list when fine).",
             schema=AuditorFindings,
-            max_tokens=400,
+            input_schema=audit_rules.LLM_FINDINGS_JSON_SCHEMA,
+            max_tokens=600,
         )
         if payload is not None:
             try:
@@ -353,7 +464,10 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             except ValueError:
                 ctx.llm_errors.append("auditor_malformed")
     revisions = int(view["revisions"] or 0)
-    findings = [{"rule": f.rule, "verdict": str(f.verdict.value), "message": f.message} for f in result.findings]
+    findings = [
+        {"rule": f.rule, "verdict": str(f.verdict.value), "message": f.message, **({"entry": f.entry, "span": f.span} if f.entry else {})}
+        for f in result.findings
+    ]
     verdict = result.verdict
     updates: dict[str, Any] = {"audit": {"verdict": verdict.value, "findings": findings, "llm_auditor": auditor_used}}
     if verdict == Verdict.PASS:

@@ -1,7 +1,11 @@
-"""The deterministic draft: cites only retrieved assertable entries and lists matched resources.
+"""The deterministic draft: answers the question from reviewed key points, then the places.
 
-Used with no API key, and whenever the model fails or runs out of time. Each revision level makes
-the reply shorter and plainer, so an audit soft_block on length or readability can be satisfied.
+Used with no API key, and whenever the model fails or runs out of time. It leads with the key point
+that matches what was asked (an eligibility question gets the eligibility point first, a cost
+question the cost point), each sentence cited; then the entry's caveat ("Note: …"), the places and
+the disclaimer. It returns its claims as data too: one statement per cited sentence, with the
+entry and the verbatim quote it rests on. Each revision level makes the reply shorter and plainer,
+so an audit soft_block on length or readability can be satisfied.
 """
 
 from __future__ import annotations
@@ -14,10 +18,35 @@ NOT_ADVICE = {
     "en": "This is general information, not legal advice.",
     "es": "Esto es información general, no es asesoría legal.",
 }
+# Used only for evidence that carries no key points (an entry added before they were written).
 INTRO = {
     "en": "Here is what Texas rules say:",
     "es": "Esto es lo que dicen las reglas de Texas:",
 }
+NOTE = {"en": "Note:", "es": "Nota:"}
+SMS_NOTE_CHARS = 140
+
+# What kind of answer a question asks for: its key point leads the reply.
+_QUESTION_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("cost", re.compile(
+        r"\b(?:cost|costs|how much|price|fee|fees|free|pay|charge|cu[aá]nto (?:cuesta|cobran|vale|hay que pagar)|cuesta|costo|cuota|gratis|pagar|cobran)\b",
+        re.IGNORECASE)),
+    ("deadline", re.compile(
+        r"\b(?:when|how long|how soon|deadline|how many days|by when|cu[aá]ndo|cu[aá]nto tiempo|plazo|fecha l[ií]mite)\b", re.IGNORECASE)),
+    ("eligibility", re.compile(
+        r"\b(?:can i|can you|may i|am i|allowed|eligible|qualify|is it legal|do i (?:still )?(?:get|lose)|puedo|me dejan|tengo derecho|elegible|califico|es legal)\b"
+        r"|^\W*(?:can|may|am|is|do)\b",
+        re.IGNORECASE)),
+    ("process", re.compile(r"\b(?:how do i|how can i|how to|where do i|what do i need|c[oó]mo|d[oó]nde|qu[eé] necesito)\b", re.IGNORECASE)),
+)
+
+
+def question_kind(query: str) -> str | None:
+    """The kind of answer a question asks for (cost, deadline, eligibility, process), if any."""
+    for kind, pattern in _QUESTION_KINDS:
+        if pattern.search(query):
+            return kind
+    return None
 NO_ASSERT = {
     "en": "I'm not certain about the rule for your question, so I won't guess.",
     "es": "No estoy seguro de la regla para su pregunta, así que no voy a adivinar.",
@@ -84,6 +113,28 @@ def _cited(summary: str, citation: str, *, max_sentences: int) -> str:
     return " ".join(f"{sentence.rstrip('.')} [{citation}]." for sentence in parts)
 
 
+def _points(evidence: Sequence[Mapping[str, Any]], kind: str | None) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+    """(evidence, key point) pairs, the asked kind first, then retrieval order, then the entry's own order."""
+    pairs = [(item, point) for item in evidence for point in (item.get("key_points") or [])]
+    return sorted(pairs, key=lambda pair: 0 if kind and pair[1].get("kind") == kind else 1)
+
+
+def _short(text: str, limit: int) -> str:
+    first = _sentences(text)[0] if _sentences(text) else text
+    if len(first) <= limit:
+        return first
+    cut = first[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def _caveat_line(item: Mapping[str, Any], lang: str, channel: str) -> str | None:
+    caveat = str(item.get("caveat") or "").strip()
+    if not caveat:
+        return None
+    text = _short(caveat, SMS_NOTE_CHARS) if channel == "sms" else caveat
+    return f"{NOTE[lang]} {text}"
+
+
 def _resource_line(resource: Mapping[str, Any], channel: str) -> str:
     phone = resource.get("phone_display") or resource.get("phone") or ""
     city = resource.get("city") or ""
@@ -106,8 +157,26 @@ def render(
     query: str = "",
 ) -> str:
     """Render a reply in `language`; level 0 is full, 1 compact, 2 minimal."""
+    return render_structured(
+        language=language, channel=channel, evidence=evidence, gated=gated, resources=resources, level=level, query=query
+    )[0]
+
+
+def render_structured(
+    *,
+    language: str,
+    channel: str,
+    evidence: Sequence[Mapping[str, Any]],
+    gated: bool,
+    resources: Sequence[Mapping[str, Any]],
+    level: int = 0,
+    query: str = "",
+) -> tuple[str, list[dict[str, str]]]:
+    """Render a reply and its statements ({text, entry, quote} for each cited sentence)."""
     lang = language if language in NOT_ADVICE else "en"
     lines: list[str] = []
+    statements: list[dict[str, str]] = []
+    max_points = (3, 2, 1)[min(level, 2)] if channel == "web" else (2, 1, 1)[min(level, 2)]
     max_evidence = (2, 1, 1)[min(level, 2)]
     max_sentences = (3, 2, 1)[min(level, 2)]
     max_resources = (3 if channel == "web" else 2, 2, 1)[min(level, 2)]
@@ -115,11 +184,23 @@ def render(
         if not (resources and asks_for_a_place(query)):
             lines.append(NO_ASSERT[lang] + " " + NO_ASSERT_HELP[lang])
     else:
-        lines.append(INTRO[lang])
-        lines.extend(
-            _cited(str(item["summary"]), str(item["citation"]), max_sentences=max_sentences)
-            for item in evidence[:max_evidence]
-        )
+        points = _points(evidence, question_kind(query))[:max_points]
+        if points:
+            for item, point in points:
+                citation = str(item["citation"])
+                for sentence in _sentences(str(point[lang])):
+                    lines.append(f"{sentence.rstrip('.')} [{citation}].")
+                    statements.append({"text": sentence.rstrip("."), "entry": str(item["slug"]), "quote": str(point.get(f"quote_{lang}") or "")})
+            # The caveat that qualifies the answer: the lead point's entry's.
+            note = _caveat_line(points[0][0], lang, channel) if level < 2 else None
+            if note:
+                lines.append(note)
+        else:
+            lines.append(INTRO[lang])
+            lines.extend(
+                _cited(str(item["summary"]), str(item["citation"]), max_sentences=max_sentences)
+                for item in evidence[:max_evidence]
+            )
     if resources:
         lines.append(NO_LOCAL[lang] if any(item.get("no_local_listing") for item in resources) else PLACES[lang])
         lines.extend(_resource_line(resource, channel) for resource in resources[:max_resources])
@@ -127,4 +208,4 @@ def render(
         lines.append(NO_PLACES[lang])
     if not gated and evidence:
         lines.append(NOT_ADVICE[lang])
-    return "\n".join(lines)
+    return "\n".join(lines), statements

@@ -207,11 +207,22 @@
     } else if (typeof resource.distance_km === "number" && resource.distance_km >= 0.1) {
       card.appendChild(make("p", "meta", t("mi_away").replace("{mi}", (resource.distance_km * 0.621371).toFixed(1))));
     }
+    if (resource.alert) { card.appendChild(make("p", "alert", resource.alert)); }
+    if (resource.service) { card.appendChild(make("p", "", resource.service)); }
     var address = resource.address || "";
     if (resource.city && address.toLowerCase().indexOf(String(resource.city).toLowerCase()) === -1) { address = [address, resource.city].filter(Boolean).join(", "); }
     if (address) { card.appendChild(make("p", "", address)); }
     var hours = asText(resource.hours);
     if (hours) { card.appendChild(make("p", "", t("hours") + ": " + hours)); }
+    var documents = asText(Array.isArray(resource.documents) ? resource.documents : []);
+    if (documents) { card.appendChild(make("p", "", t("bring") + ": " + documents)); }
+    var attrs = resource.attributes && typeof resource.attributes === "object" ? resource.attributes : {};
+    var badges = [];
+    if (attrs.walk_in === true) { badges.push(t("attr.walk_in")); }
+    if (attrs.walk_in === false) { badges.push(t("attr.no_walk_in")); }
+    if (attrs.accepts_records === true) { badges.push(t("attr.accepts_records")); }
+    if (attrs.id_not_required === true) { badges.push(t("attr.id_not_required")); }
+    if (badges.length) { card.appendChild(make("p", "meta", badges.join(" · "))); }
     var languages = asText((Array.isArray(resource.languages) ? resource.languages : []).map(languageName)) || asText(resource.languages);
     if (languages) { card.appendChild(make("p", "", t("languages") + ": " + languages)); }
     var verified = formatDate(resource.last_verified_at);

@@ -67,7 +67,6 @@ def test_it_parses_valid_llm_findings():
 @pytest.mark.parametrize(
     "payload",
     [
-        {"findings": [{"rule": "vibes", "verdict": "hard_block", "message": "x"}]},  # unknown rule
         {"findings": [{"rule": "moralizing", "verdict": "block", "message": "x"}]},  # unknown verdict
         {"findings": [{"rule": "moralizing", "verdict": "soft_block", "message": "x", "score": 3}]},  # extra key
         {"findings": [], "verdict": "pass"},  # extra top-level key
@@ -82,9 +81,21 @@ def test_it_rejects_off_schema_llm_output(payload):
         parse_llm_findings(payload)
 
 
+def test_an_unknown_rule_name_drops_that_finding_alone():
+    parsed = parse_llm_findings(
+        {
+            "findings": [
+                {"rule": "vibes", "verdict": "hard_block", "message": "x"},
+                {"rule": "contradicted_claim", "verdict": "soft_block", "message": "parole", "span": "s", "entry": "tx-elec-11-002"},
+            ]
+        }
+    )
+    assert parsed == [Finding("contradicted_claim", Verdict.SOFT_BLOCK, "parole", "s", "tx-elec-11-002")]
+
+
 def test_it_does_not_echo_the_payload_in_the_error():
     with pytest.raises(ValueError) as exc:
-        parse_llm_findings({"findings": [{"rule": "secret draft text", "verdict": "pass", "message": "x"}]})
+        parse_llm_findings({"findings": [{"rule": "moralizing", "verdict": "secret draft text", "message": "x"}]})
     assert "secret draft text" not in str(exc.value)
 
 

@@ -118,3 +118,28 @@ def test_the_intake_node_records_which_source_decided() -> None:
     intake = NodeRun.objects.get(turn_id=turn["turn_id"], node="intake")
     assert intake.output["intake_source"] in {"model", "rules", "context"}
     assert intake.output["model"].startswith("mm-")
+
+@pytest.mark.django_db
+def test_ask_can_i_vote_on_parole_leads_with_the_answer_and_returns_the_caveat(capsys):
+    from django.core.management import call_command as run
+
+    run("ask", "can i vote if im on parole", "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["status"] == "completed" and payload["audit"]["verdict"] == "pass"
+    assert payload["reply"].startswith("Not yet:")
+    assert "Note: A 2025 bill" in payload["reply"]
+    voting = next(c for c in payload["citations"] if c["id"] == "tx-elec-11-002")
+    assert voting["caveat"].startswith("A 2025 bill")
+
+
+@pytest.mark.django_db
+def test_a_spanish_turn_returns_spanish_cards_with_documents_and_hours(capsys):
+    from django.core.management import call_command as run
+
+    run("ask", "necesito sacar mi identificación en Houston", "--json", "--language", "es")
+    payload = json.loads(capsys.readouterr().out)
+    dps = [r for r in payload["resources"] if r["documents"]]
+    assert dps, payload["resources"]
+    assert "Prueba de identidad" in dps[0]["documents"]
+    assert all(set(r) >= {"service", "alert", "documents", "attributes", "hours"} for r in payload["resources"])
+    assert not any("Proof of" in doc for r in payload["resources"] for doc in r["documents"])

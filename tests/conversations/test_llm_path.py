@@ -10,10 +10,12 @@ import pytest
 
 from conversations import llm, services
 from conversations.models import NodeRun, Turn
-from tests.conversations.fakes import FakeAnthropic, ok, status
+from conversations.models import Turn as TurnModel
+from tests.conversations.fakes import FakeAnthropic, cited, ok, status
 
 pytestmark = pytest.mark.django_db
 
+VOTING = "Tex. Elec. Code § 11.002(a)(4)"
 GOOD_DRAFT = {"reply": "211 Texas can help you find an ID office: call 2-1-1.", "cited": []}
 
 
@@ -47,12 +49,109 @@ def test_a_heuristic_sure_message_does_not_spend_an_intake_call(fake_anthropic: 
     assert "classify" not in fake_anthropic.tools_called
 
 
-def test_the_system_prompt_is_cached_and_tools_are_forced(fake_anthropic: FakeAnthropic) -> None:
+def test_prompts_below_the_models_caching_minimum_ask_for_no_cache_and_report_none(fake_anthropic: FakeAnthropic) -> None:
+    # Behaviour change (issue #23): the prompts are far below the 2,048/4,096-token minimums, so a
+    # cache breakpoint could never cache anything; it is no longer sent, and usage shows no cache.
     wire_happy(fake_anthropic)
-    run("I need a birth certificate in Dallas")
-    body = fake_anthropic.requests[0]
-    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert body["tool_choice"]["type"] == "tool"
+    turn = run("I need a birth certificate in Dallas")
+    assert fake_anthropic.requests
+    for body in fake_anthropic.requests:
+        assert all("cache_control" not in block for block in body["system"])
+    auditor = next(body for body in fake_anthropic.requests if body.get("tool_choice"))
+    assert auditor["tool_choice"]["type"] == "tool"
+    assert not NodeRun.objects.filter(turn=turn, cache_read_tokens__gt=0).exists()
+
+
+@pytest.mark.parametrize(
+    ("model", "chars", "cached"),
+    [("claude-haiku-4-5", 4096 * 4, False), ("claude-haiku-4-5", 4096 * 5, True), ("claude-sonnet-4-6", 2048 * 4, False), ("claude-sonnet-4-6", 2048 * 5, True)],
+)
+def test_caching_is_requested_only_when_the_prefix_reaches_the_models_minimum(fake_anthropic: FakeAnthropic, model: str, chars: int, cached: bool) -> None:
+    from pydantic import BaseModel
+
+    class Out(BaseModel):
+        ok: bool
+
+    fake_anthropic.on("answer", ok("answer", {"ok": True}))
+    result = llm.structured_call(model=model, system="x" * chars, messages=[{"role": "user", "content": "hi"}], tool_name="answer", tool_description="d", schema=Out)
+    body = fake_anthropic.requests[-1]
+    assert ("cache_control" in body["system"][0]) is cached
+    assert (result.usage.cache_write_tokens > 0) is cached
+
+
+WRONG_PAROLE = [("Yes, you can vote while you are on parole in Texas", [(VOTING, "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation.")])]
+WRONG_PAROLE_ES = [("Sí, puede votar mientras está en libertad condicional en Texas", [(VOTING, "Una persona con una condena final por delito grave (felony) no puede votar hasta que cumpla toda la sentencia, incluido el tiempo en prisión o cárcel, la libertad condicional (parole), la supervisión o la probatoria.")])]
+
+
+def _voting_turn(text: str, language: str | None = None) -> TurnModel:
+    conversation, _ = services.conversation_create(channel="web")
+    turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language)
+    return services.turn_run(turn_id=turn.pk)
+
+
+@pytest.mark.parametrize(("text", "language", "blocks"), [("can i vote if im still on parole", "en", WRONG_PAROLE), ("¿puedo votar si todavía estoy en libertad condicional?", "es", WRONG_PAROLE_ES)])
+def test_the_parole_voting_draft_from_the_model_never_reaches_the_person(fake_anthropic: FakeAnthropic, text: str, language: str, blocks: list) -> None:
+    fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": language, "supervision": "parole"}))
+    fake_anthropic.on("write_reply", cited(blocks))
+    fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
+    turn = _voting_turn(text, language)
+    assert "parole in Texas" not in turn.reply and "mientras está en libertad condicional en Texas" not in turn.reply
+    audits = NodeRun.objects.filter(turn=turn, node="audit").order_by("step")
+    assert "contradicted_claim" in audits.first().output["rules"]
+    # The model kept saying it, so after the revision bound the reply is the handoff, never the claim.
+    assert turn.status == Turn.Status.ESCALATED
+
+
+def test_the_model_draft_arrives_as_search_results_with_citations_on_and_becomes_statements(fake_anthropic: FakeAnthropic) -> None:
+    good = [
+        ("Not yet: in Texas you cannot vote until your whole sentence is done, including parole", [(VOTING, "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation.")]),
+        (".\nThis is general information, not legal advice.", []),
+    ]
+    fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": "en", "supervision": "parole"}))
+    fake_anthropic.on("write_reply", cited(good))
+    fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
+    turn = _voting_turn("can i vote if im still on parole")
+    draft_body = next(body for body in fake_anthropic.requests if not body.get("tool_choice"))
+    results = [block for block in draft_body["messages"][0]["content"] if block["type"] == "search_result"]
+    assert results and all(block["citations"] == {"enabled": True} for block in results)
+    assert VOTING in [block["title"] for block in results]
+    assert turn.status == Turn.Status.COMPLETED and turn.state["draft_source"] == "llm"
+    assert turn.reply.startswith("Not yet:") and f"[{VOTING}]" in turn.reply
+    statement = turn.state["statements"][0]
+    assert statement["entry"] == "tx-elec-11-002" and "not a qualified voter until" in statement["quote"]
+
+
+def test_a_model_answer_quoting_text_not_in_the_entry_is_revised_then_replaced_by_the_template(fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": "en", "supervision": "parole"}))
+    fake_anthropic.on("write_reply", cited([("You can vote on parole", [(VOTING, "People on parole may vote.")])]))
+    fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
+    turn = _voting_turn("can i vote if im still on parole")
+    assert turn.state["draft_source"] == "template"
+    assert turn.state["llm_errors"].count("draft_mismatch") == 2
+    assert turn.reply.startswith("Not yet:")
+
+
+def test_a_model_answer_in_the_wrong_language_is_not_sent(fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": "es", "supervision": "parole"}))
+    fake_anthropic.on("write_reply", cited([("Please call 211 Texas and they can help you with the voter registration question today.", [])]))
+    fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
+    turn = _voting_turn("¿puedo votar si todavía estoy en libertad condicional?", "es")
+    assert turn.state["draft_source"] == "template"
+    assert turn.reply.startswith("Todavía no:")
+
+
+def test_the_auditor_sees_the_evidence_text_and_a_strict_schema_and_one_unknown_rule_drops_alone(fake_anthropic: FakeAnthropic) -> None:
+    wire_happy(fake_anthropic)
+    fake_anthropic.on("report_findings", ok("report_findings", {"findings": [
+        {"rule": "tone", "verdict": "soft_block", "message": "x"},
+        {"rule": "outcome_promise", "verdict": "hard_block", "message": "promise"},
+    ]}))
+    turn = run("I need a birth certificate in Dallas")
+    auditor = next(body for body in fake_anthropic.requests if (body.get("tool_choice") or {}).get("name") == "report_findings")
+    schema = auditor["tools"][0]["input_schema"]
+    assert "enum" in json.dumps(schema) and "contradicted_claim" in json.dumps(schema)
+    assert "excerpt:" in auditor["messages"][0]["content"]
+    assert turn.audit_verdict == "hard_block"  # the known finding counted; the unknown one did not void it
 
 
 @pytest.mark.parametrize(
@@ -101,3 +200,4 @@ def test_the_llm_auditor_can_block_but_never_unblock(fake_anthropic: FakeAnthrop
     turn = run("I need a birth certificate in Dallas")
     assert turn.status == Turn.Status.ESCALATED
     assert turn.audit_verdict == "hard_block"
+

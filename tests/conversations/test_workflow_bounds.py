@@ -23,7 +23,7 @@ def start(text: str = "where can i get a state id in houston") -> Turn:
     return turn
 
 
-def always_soft(*, draft: str, evidence: object, context: object) -> AuditResult:
+def always_soft(*, draft: str, evidence: object, context: object, statements: object = ()) -> AuditResult:
     return AuditResult(Verdict.SOFT_BLOCK, (Finding(rule="tone", verdict=Verdict.SOFT_BLOCK, message="too long"),))
 
 

@@ -1,16 +1,25 @@
-"""`manage.py audit verify` checks the hash chain; `manage.py audit evaluate` scores the rules on the dev set."""
+"""`manage.py audit verify` checks the hash chain; `evaluate` scores the rules on the dev set;
+`check-draft --jsonl FILE` runs the audit node's rules on plain-text drafts."""
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.module_loading import import_string
 
 from audit.metrics import evaluate, format_report, load_dev_set
+from audit.rules import check_draft
 from audit.selectors import audit_chain_verify
+from audit.types import AuditContext, EvidenceRecord
+
+SMS_MAX_CHARS = 480  # the audit node's limits (conversations.workflow.nodes)
+WEB_MAX_CHARS = 1600
 
 
 class Command(BaseCommand):
@@ -26,10 +35,14 @@ class Command(BaseCommand):
             default=str(Path(settings.BASE_DIR) / "tests" / "evals" / "audit_dev.jsonl"),
             help="JSONL dev set (default: tests/evals/audit_dev.jsonl)",
         )
+        cd = sub.add_parser("check-draft", help='audit drafts: {"id","draft","evidence":[slug...],"language"} per line')
+        cd.add_argument("--jsonl", required=True, help='JSONL file of drafts ("-" for stdin)')
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["subcommand"] == "verify":
             self._verify()
+        elif options["subcommand"] == "check-draft":
+            self._check_drafts(options["jsonl"])
         else:
             self._evaluate(dataset=options["dataset"], json_out=options.get("json_out"))
 
@@ -55,3 +68,41 @@ class Command(BaseCommand):
                 json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
             )
             self.stdout.write(f"wrote {json_out}")
+
+    def _check_drafts(self, source: str) -> None:
+        loader: Callable[..., Sequence[EvidenceRecord]] = import_string(settings.AUDIT_EVIDENCE_LOADER)
+        handle = sys.stdin if source == "-" else Path(source).open(encoding="utf-8")  # noqa: SIM115
+        with handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                item: Any = None
+                try:
+                    item = json.loads(line)
+                    payload = self._check_one(item, loader)
+                except ValueError as exc:
+                    payload = {"error": {"line": number, "message": str(exc)}}
+                payload = {"id": item.get("id") if isinstance(item, dict) else None, **payload}
+                self.stdout.write(json.dumps(payload, ensure_ascii=False))
+
+    def _check_one(self, item: Any, loader: Callable[..., Sequence[EvidenceRecord]]) -> dict[str, Any]:
+        """The same rules the audit node runs on a plain-text draft: its brackets name the entries."""
+        if not isinstance(item, dict) or not isinstance(item.get("draft"), str):
+            raise ValueError("each line needs a JSON object with a draft string")
+        slugs = item.get("evidence") or []
+        if not isinstance(slugs, list) or not all(isinstance(s, str) for s in slugs):
+            raise ValueError("evidence must be a list of entry slugs")
+        language = item.get("language") if item.get("language") in ("en", "es") else "en"
+        channel = item.get("channel") if item.get("channel") in ("web", "sms") else "web"
+        evidence = list(loader(slugs=slugs, language=language))
+        context = AuditContext(
+            language=language, channel=channel, top_need="other", region=None, gated=False, out_of_state=None,
+            legal_advice_requested=False, max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
+        )
+        result = check_draft(draft=item["draft"], evidence=evidence, context=context)
+        known = {record.slug for record in evidence}
+        return {
+            "verdict": result.verdict.value,
+            "findings": [{"rule": f.rule, "claim": f.span, "entry": f.entry, "detail": f.message} for f in result.findings],
+            **({"unknown_evidence": [s for s in slugs if s not in known]} if set(slugs) - known else {}),
+        }

@@ -28,6 +28,11 @@ class Command(BaseCommand):
             "--mode", choices=["auto", "demo", "llm"], default="auto",
             help="auto: the LLM path when ANTHROPIC_API_KEY is set, else demo; demo: never call a model; llm: require a key",
         )
+        parser.add_argument("--llm", action="store_true", help="same as --mode llm: trace the LLM path (cost, latency, grounding per stratum)")
+        parser.add_argument(
+            "--fake-transport", action="store_true",
+            help="answer model calls with the offline stand-in of the Messages API (CI: no key, no network)",
+        )
         parser.add_argument("--check-floors", action="store_true", help="exit with an error when a floor is missed")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -36,15 +41,30 @@ class Command(BaseCommand):
             traces = load_traces(directory, options["suite"])
         except TraceError as exc:
             raise CommandError(str(exc)) from None
-        if options["mode"] == "llm" and not settings.ANTHROPIC_API_KEY:
-            raise CommandError("--mode llm needs ANTHROPIC_API_KEY")
+        if options["llm"]:
+            options["mode"] = "llm"
+        fake = bool(options["fake_transport"])
+        if options["mode"] == "llm" and not settings.ANTHROPIC_API_KEY and not fake:
+            raise CommandError("--mode llm needs ANTHROPIC_API_KEY (or --fake-transport for the offline stand-in)")
         # Demo mode hides the key for this run only: every node takes its deterministic path.
-        overrides = {"ANTHROPIC_API_KEY": ""} if options["mode"] == "demo" else {}
+        overrides: dict[str, Any] = {"ANTHROPIC_API_KEY": ""} if options["mode"] == "demo" else {}
+        if fake:
+            # The stand-in needs a key to turn the LLM path on; it never leaves the machine.
+            overrides = {"ANTHROPIC_API_KEY": settings.ANTHROPIC_API_KEY or "sk-ant-offline-standin", "LLM_MAX_RETRIES": 0}
         started = time.perf_counter()
         with override_settings(**overrides):
-            mode = mode_name()
-            self.stderr.write(f"evaluating {len(traces)} traces ({mode} mode)…")
-            observations = run_traces(traces)
+            if fake:
+                from conversations import llm
+                from conversations.evaluation import standin
+
+                llm.set_http_client_factory(standin.client)
+            try:
+                mode = mode_name() + ("-standin" if fake else "")
+                self.stderr.write(f"evaluating {len(traces)} traces ({mode} mode)…")
+                observations = run_traces(traces)
+            finally:
+                if fake:
+                    llm.set_http_client_factory(lambda: None)
         results = [judge(obs) for obs in observations]
         suites = options["suite"] or suite_names(directory)
         data = reports.build_report(results, mode=mode, suites=suites, seconds=time.perf_counter() - started)
@@ -70,6 +90,13 @@ class Command(BaseCommand):
         latency, llm = overall["latency_ms"], overall["llm"]
         self.stdout.write(f"  latency p50/p95 ms          {latency['p50']} / {latency['p95']}")
         self.stdout.write(f"  llm calls/turn, cost/turn   {llm['calls_per_turn']}, ${llm['cost_per_turn_usd']}")
+        for dim, groups in (data.get("strata") or {}).items():
+            for group, summary in groups.items():
+                counts = summary.get("counts", {})
+                self.stdout.write(
+                    f"  {dim}={group:<20} grounding findings {counts.get('grounding_findings', 0)}, "
+                    f"cost ${summary.get('llm', {}).get('cost_total_usd')}, p50 {summary.get('latency_ms', {}).get('p50')} ms"
+                )
         for check in data["floors"]:
             self.stdout.write(("  PASS " if check["ok"] else "  FAIL ") + check["message"][:400])
         self.stdout.write(f"wrote {json_path} and {html_path}")

@@ -48,10 +48,13 @@ class Command(BaseCommand):
 
     def _load(self, options: dict[str, Any]) -> None:
         from resources.services import directory_load
+        from resources.spanish import spanish_overlay_apply
 
         counts = directory_load(path=options["file"], update=options["update"])
+        spanish = spanish_overlay_apply()
         if options.get("verbosity", 1):
             self.stdout.write(f"resources: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged")
+            self.stdout.write(f"resources: Spanish for {spanish['services']} services, {spanish['documents']} documents, {spanish['hours']} hours")
 
     def _refresh(self, options: dict[str, Any]) -> None:
         from resources.feeds import feeds_refresh_all

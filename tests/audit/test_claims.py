@@ -1,0 +1,102 @@
+"""The claim checker: polarity, gates, numbers and support spans, in English and Spanish."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.claims import Statement, check_claim, numbers_in, quote_in, stance_of
+from audit.rules import check_draft
+from audit.types import AuditContext, EvidenceRecord, Verdict
+
+VOTING = EvidenceRecord(
+    slug="tx-elec-11-002",
+    citation="Tex. Elec. Code § 11.002(a)(4)",
+    url="http://faq.sll.texas.gov/questions/40767",
+    assertable=True,
+    summary="A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation. A pardon or other release from the voting disability also restores eligibility.",
+    excerpt="fully discharged the person's sentence, including any term of incarceration, parole, or supervision, or completed a period of probation ordered by any court",
+    summaries=(
+        "Una persona con una condena final por delito grave (felony) no puede votar hasta que cumpla toda la sentencia, incluido el tiempo en prisión o cárcel, la libertad condicional (parole), la supervisión o la probatoria. Un indulto u otra liberación de esa restricción también le devuelve el derecho a votar.",
+    ),
+)
+
+
+def ctx(language="en"):
+    return AuditContext(language, "web", "voting", None, False, None, False, 1600)
+
+
+@pytest.mark.parametrize(
+    ("draft", "language"),
+    [
+        ("You can vote while you are on parole [Tex. Elec. Code § 11.002(a)(4)].", "en"),
+        ("Yes, you can vote while you are on parole in Texas [Tex. Elec. Code § 11.002(a)(4)].", "en"),
+        ("Sí, puede votar mientras está en libertad condicional en Texas [Tex. Elec. Code § 11.002(a)(4)].", "es"),
+        ("Puede votar aunque esté en libertad condicional [Tex. Elec. Code § 11.002(a)(4)].", "es"),
+    ],
+)
+def test_the_parole_voting_example_is_blocked_in_english_and_spanish(draft, language):
+    result = check_draft(draft=draft, evidence=[VOTING], context=ctx(language))
+    assert result.verdict == Verdict.SOFT_BLOCK
+    finding = next(f for f in result.findings if f.rule == "contradicted_claim")
+    assert finding.entry == "tx-elec-11-002"
+    assert finding.span.startswith(draft.split(" [")[0][:20])
+
+
+@pytest.mark.parametrize(
+    "draft",
+    ["Felons get their voting rights back right away in Texas.", "An ID costs nothing for people leaving prison."],
+)
+def test_uncited_outcome_and_cost_claims_are_caught(draft):
+    result = check_draft(draft=draft, evidence=[VOTING], context=ctx())
+    assert "uncited_claim" in result.rules
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("Not yet: you cannot vote until your whole sentence is done, including parole", "supported"),
+        ("You can vote again once your whole sentence is discharged", "supported"),
+        ("You can vote after parole ends", "contradicted"),  # a different condition
+        ("You can vote right away", "contradicted"),
+        ("You can get SNAP with a drug felony", "unsupported"),  # the entry says nothing about it
+        ("No puede votar hasta que cumpla toda la sentencia", "supported"),
+        ("Puede volver a votar después de terminar la libertad condicional", "contradicted"),
+    ],
+)
+def test_claims_are_judged_against_the_entry(claim, outcome):
+    assert check_claim(claim, VOTING).outcome == outcome
+
+
+def test_a_number_the_entry_does_not_state_contradicts_it():
+    fees = EvidenceRecord("tx-gov-508-182", "Tex. Gov't Code § 508.182", "u", True, summary="People on parole pay a $10 supervision fee and an $8 administrative fee each month.")
+    assert check_claim("You pay a $10 supervision fee each month", fees).outcome == "supported"
+    wrong = check_claim("You pay a $20 supervision fee each month", fees)
+    assert wrong.outcome == "contradicted" and "20" in wrong.detail
+    assert check_claim("Supervision is free", fees).outcome == "contradicted"
+
+
+def test_numbers_are_read_in_words_and_digits():
+    assert numbers_in("ten years, $10,000 and the seventh day") == {10.0, 10000.0, 7.0}
+    assert numbers_in("diez años y el séptimo día") == {10.0, 7.0}
+    assert numbers_in("one of the forms") == frozenset()  # "one" as an article is not a number
+
+
+def test_not_until_and_only_after_are_the_same_gate():
+    a = stance_of("is not a qualified voter until the whole sentence is fully discharged")
+    b = stance_of("can vote only after the whole sentence is discharged")
+    assert a.gate == b.gate == "after" and a.strong and b.strong
+    assert a.anchor & b.anchor
+
+
+def test_a_statement_quote_is_the_support_span_when_it_is_verbatim():
+    assert quote_in("not a qualified voter until the whole sentence", [VOTING.summary])
+    assert not quote_in("people on parole may vote", [VOTING.summary])
+    draft = "Not yet: you cannot vote while on parole [Tex. Elec. Code § 11.002(a)(4)]."
+    good = Statement("Not yet: you cannot vote while on parole", "tx-elec-11-002", "is not a qualified voter until the whole sentence is fully discharged")
+    assert check_draft(draft=draft, evidence=[VOTING], context=ctx(), statements=[good]).verdict == Verdict.PASS
+
+
+def test_a_claim_citing_an_unassertable_entry_is_not_checked_twice():
+    record = EvidenceRecord("x", "Tex. Elec. Code § 11.002(a)(4)", "u", False, summary=VOTING.summary)
+    result = check_draft(draft="You can vote on parole [Tex. Elec. Code § 11.002(a)(4)].", evidence=[record], context=ctx())
+    assert result.rules == {"fabricated_citation"}
