@@ -72,6 +72,10 @@ def turn_payload(turn: Turn, *, node_runs: list[Any] | None = None) -> dict[str,
         "reply": turn.reply,
         "citations": _citations(state, turn.reply) if finished else [],
         "resources": _resources(state) if show_resources else [],
+        # A day-one release plan (web card; by SMS it goes in parts through the outbox), or the one
+        # question the plan still needs answered.
+        "plan": state.get("plan") if show_resources else None,
+        "plan_question": state.get("plan_question") if finished else None,
         "retrieval": {"confidence": retrieval.get("confidence"), "gated": retrieval.get("gated")} if retrieval else {"confidence": None, "gated": None},
         "audit": {"verdict": audit.get("verdict"), "revisions": turn.revisions, "findings": audit.get("findings", [])},
         "handoff": state.get("handoff"),

@@ -75,6 +75,20 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
             for key in ("need_accuracy", "region_accuracy", "crisis_recall", "false_crisis_rate",
                         "later_turns_need_accuracy", "later_turns_region_accuracy", "later_turns_crisis_recall"):
                 lines.append(f"| {key} | {_fmt(conversations[key])} |")
+    lines += [
+        "",
+        "## Known limits (read with the blind figures)",
+        "- The goals of the issue are not all met: suicide recall is below 1.00, false crises are above 0.05",
+        "  (recall-first thresholds plus the rules' own false alarms), and per-turn need on conversations is",
+        "  below 0.85. `make validate` fails on those; `make test` holds the model to its first blind measurement.",
+        "- Vague distress without danger (\"things are hard right now\") can raise a false crisis: the training",
+        "  data has few neutral vague messages. A false alarm costs a gentle handoff; a miss can cost a life.",
+        "- After a crisis turn, every next message keeps the crisis line unless it is a thank-you or says the",
+        "  person is safe now (LABELING.md: when in doubt, the crisis wins); this is most of the conversation",
+        "  false-alarm rate.",
+        "- Dev is a hash split of the training authors' messages (one wrote English/Spanish pairs), so dev figures",
+        "  run higher than blind ones; only the blind figures are evidence.",
+    ]
     return "\n".join(lines) + "\n"
 
 

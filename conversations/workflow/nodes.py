@@ -27,6 +27,8 @@ from conversations.workflow.understanding import understand
 from corpus.errors import QueryError
 from corpus.evidence import EntryText, entry_texts
 from corpus.selectors import corpus_search
+from plans.selectors import is_plan_request, plan_build, plan_request_from_message
+from plans.types import OutOfTexas, PlanError
 from resources.selectors import REFERRAL_SLUG, match, referral_card
 
 logger = logging.getLogger(__name__)
@@ -34,6 +36,10 @@ logger = logging.getLogger(__name__)
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 SMS_MAX_CHARS = 480
 WEB_MAX_CHARS = 1600
+PLAN_LEAD = {
+    "en": "Here is a plan for your first days out, step by step (below).",
+    "es": "Aquí tiene un plan para sus primeros días afuera, paso a paso (abajo).",
+}
 
 
 def prompt(name: str) -> str:
@@ -229,7 +235,30 @@ def match_resources(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         if referral is not None:
             cards = [*cards[:1], referral, *cards[1:4]]
     resources = [{**_card_json(card), "no_local_listing": no_local} for card in cards]
-    return NodeResult("ok", {"resources": resources}, {"resources": [card["id"] for card in resources], "no_local_listing": no_local})
+    updates: dict[str, Any] = {"resources": resources}
+    output: dict[str, Any] = {"resources": [card["id"] for card in resources], "no_local_listing": no_local}
+    updates.update(_release_plan(str(view["place_text"] or ""), view["language"] or "en"))
+    if "plan" in updates:
+        output["plan_steps"] = len(updates["plan"]["steps"])
+    return NodeResult("ok", updates, output)
+
+
+def _release_plan(text: str, language: str) -> dict[str, Any]:
+    """A day-one plan card when the person gives their release facts ("I get out Friday, Bexar, parole").
+
+    The plan's rules come only from assertable corpus entries (plans.selectors); a missing or unclear
+    fact becomes one question back instead of a guess. Deterministic: no model call.
+    """
+    from django.utils import timezone
+
+    if not text or not is_plan_request(text):
+        return {}
+    request = plan_request_from_message(text, now=timezone.localtime(), language=language)
+    if request is None or isinstance(request, OutOfTexas):
+        return {}
+    if isinstance(request, PlanError):
+        return {"plan_question": request.message(language)}
+    return {"plan": plan_build(request=request).as_json()}
 
 
 def _card_json(card: Any) -> dict[str, Any]:
@@ -308,6 +337,11 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             query=str(view["query"] or ""),
         )
     text, statements = drafted
+    if view["plan"] and channel == "web":  # by SMS the plan goes in parts (outreach), not as a card
+        # The plan card carries the steps and their rules; the reply says it is there.
+        text = PLAN_LEAD.get(language, PLAN_LEAD["en"]) + "\n" + text
+    elif view["plan_question"]:
+        text = str(view["plan_question"]) + "\n" + text
     statements = [StatementOut.model_validate(item).model_dump() for item in statements]
     return NodeResult(
         "ok",

@@ -307,6 +307,36 @@
     container.appendChild(box);
   }
 
+  function renderPlan(container, plan, question) {
+    if (question) { container.appendChild(make("p", "plan-question", question)); }
+    if (!plan || !plan.steps || !plan.steps.length) { return; }
+    var box = make("section", "plan");
+    box.appendChild(make("h3", "", t("plan.title")));
+    var steps = make("ol", "plan-steps");
+    plan.steps.forEach(function (step) {
+      var li = make("li", "plan-step");
+      li.appendChild(make("strong", "", step.title + " (" + formatDate(step.date) + ")"));
+      li.appendChild(make("p", "", step.action));
+      if (step.bring && step.bring.length) { li.appendChild(make("p", "", t("plan.bring") + " " + step.bring.join(", "))); }
+      (step.rules || []).forEach(function (rule) {
+        var p = make("p", "plan-rule", t("plan.rules") + " ");
+        var url = safeUrl(rule.url);
+        if (url) { var a = make("a", "", rule.citation); a.href = url; a.rel = "noopener"; p.appendChild(a); }
+        else { p.appendChild(document.createTextNode(rule.citation)); }
+        li.appendChild(p);
+      });
+      (step.places || []).forEach(function (place) {
+        var p = make("p", "plan-place", t("plan.places") + " ");
+        withPhoneLinks(p, [place.name, place.phone_display || place.phone, place.address].filter(Boolean).join(", "));
+        li.appendChild(p);
+      });
+      steps.appendChild(li);
+    });
+    box.appendChild(steps);
+    if (plan.disclaimer) { box.appendChild(make("p", "plan-disclaimer", plan.disclaimer)); }
+    container.appendChild(box);
+  }
+
   function replyText(turn) {
     if (turn.reply) { return turn.reply; }
     if (turn.status === "waiting_approval") { return t("human_mode"); }
@@ -325,6 +355,7 @@
     if (turn.handoff) { renderHandoff(bubble, turn.handoff); }
     item.appendChild(bubble);
     renderCitations(item, turn.citations);
+    renderPlan(item, turn.plan, turn.plan_question);
     renderResources(item, turn.resources);
     if (existing) { existing.replaceWith(item); } else { list.appendChild(item); }
     return text;
