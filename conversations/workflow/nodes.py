@@ -277,13 +277,13 @@ class StatementOut(BaseModel):
     quote: str = Field(max_length=4000)
 
 
-def _enrich(evidence: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, EntryText]]:
+def _enrich(evidence: list[dict[str, Any]], language: str) -> tuple[list[dict[str, Any]], dict[str, EntryText]]:
     """Add each entry's key points, caveat and texts (what the draft may quote) to the gate's evidence."""
     texts = entry_texts(slugs=[str(item["slug"]) for item in evidence]) if evidence else {}
     enriched = []
     for item in evidence:
         text = texts.get(str(item["slug"]))
-        enriched.append({**item, "key_points": list(text.key_points) if text else [], "caveat": text.caveat if text else item.get("caveat", "")})
+        enriched.append({**item, "key_points": list(text.key_points) if text else [], "caveat": text.caveat_in(language) if text else item.get("caveat", "")})
     return enriched, texts
 
 
@@ -291,9 +291,9 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     """Write the reply and its claims as data: Sonnet over cited search results when available, else the template."""
     gate = view["gate"] or {}
     gated = bool(gate.get("gated", True))
-    evidence, texts = _enrich([] if gated else list(gate.get("evidence") or []))
-    resources = list(view["resources"] or [])
     language = view["language"] or "en"
+    evidence, texts = _enrich([] if gated else list(gate.get("evidence") or []), language)
+    resources = list(view["resources"] or [])
     channel = view["channel"] or "web"
     revisions = int(view["revisions"] or 0)
     findings = list((view["audit"] or {}).get("findings") or [])
@@ -418,7 +418,7 @@ def _audit_evidence(view: Mapping[str, Any]) -> list[EvidenceRecord]:
             base = text.record(language)
             records.append(EvidenceRecord(
                 slug=base.slug, citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]),
-                summary=item["summary"], excerpt=base.excerpt, summaries=(*base.summaries, base.summary), caveat=text.caveat,
+                summary=item["summary"], excerpt=base.excerpt, summaries=(*base.summaries, base.summary), caveat=text.caveat_in(language),
             ))
         else:
             records.append(EvidenceRecord(slug=item["slug"], citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]), summary=item["summary"]))
