@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.utils import timezone
 
 from audit.services import audit_event_record
 from conversations import crypto
+from conversations.crisis_opinion import crisis_opinion_start, crisis_with_opinion
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
 from conversations.hooks import carry_crisis, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
@@ -77,12 +79,17 @@ def turn_start(
     if not idempotency_key or len(idempotency_key) > 100:
         raise IdempotencyConflict("A message id of 1 to 100 characters is required.", code="bad_idempotency_key")
     redacted = redact(text).text
+    # With a key, Haiku's crisis second opinion of the redacted text runs while the rest of ingress
+    # does, and is collected (time-boxed) before the crisis is decided.
+    pending_opinion = crisis_opinion_start(redacted)
     # The trained model reads only the redacted text; the rules read the raw text in memory. The
     # query embedding computed here is the one retrieval reuses (corpus.embeddings caches it).
     assessment = message_model.assess(redacted, _embedding(redacted))
     crisis = crisis_check(text, assessment)
     channel = channel or conversation.channel
     standalone = _standalone(conversation, redacted)
+    opinion, opinion_trace = pending_opinion.collect()
+    crisis = crisis_with_opinion(crisis, opinion)
     state: dict[str, Any] = {
         "text": standalone,
         "place_text": redacted,
@@ -96,6 +103,7 @@ def turn_start(
             "source": crisis.source if crisis.is_crisis else "none",
         },
         "assessment": assessment.summary(),
+        **({"crisis_opinion": opinion_trace} if opinion_trace else {}),
         "need_hint": None,
         "mode": conversation.mode,
         "revisions": 0,
@@ -135,6 +143,9 @@ def turn_start(
                 workflow_version=WORKFLOW_VERSION,
                 state=state,
                 crisis=crisis.category,
+                # The second opinion is one of the turn's LLM calls: it counts towards MAX_LLM_CALLS.
+                llm_calls=1 if opinion_trace else 0,
+                cost_usd=Decimal(str((opinion_trace or {}).get("cost_usd", 0))),
                 started_at=timezone.now(),
             )
     except IntegrityError:
