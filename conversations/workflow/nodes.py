@@ -365,6 +365,16 @@ def _from_cited(answer: llm.CitedAnswer, evidence: list[dict[str, Any]], texts: 
     return reply, statements
 
 
+def _history_text(history: Any) -> str:
+    """The conversation's earlier turns as the draft prompt shows them (already redacted and bounded at ingress)."""
+    lines = []
+    for item in history or []:
+        lines.append(f"PERSON: {item.get('person', '')}")
+        if item.get("reply"):
+            lines.append(f"PATHWAYS: {item['reply']}")
+    return "\n".join(lines) or "(none)"
+
+
 def _draft_with_llm(
     view: Mapping[str, Any], ctx: NodeContext, *, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText],
     gated: bool, resources: list[Any], findings: list[Any],
@@ -375,6 +385,7 @@ def _draft_with_llm(
     caveats = "\n".join(f"- {item['citation']}: {item['caveat']}" for item in evidence if item.get("caveat")) or "(none)"
     instructions = (
         f"LANGUAGE: {language}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
+        f"EARLIER TURNS (oldest first, redacted):\n{_history_text(view['history'])}\n\n"
         f"QUESTION:\n{view['query']}\n\nCAVEATS (show the one that qualifies your answer as 'Note: ...'):\n{caveats}\n\n"
         f"RESOURCES:\n{resource_text}\n\nAUDIT FEEDBACK ON THE LAST DRAFT:\n" + ("\n".join(feedback) or "(none)")
     )
@@ -383,7 +394,7 @@ def _draft_with_llm(
         answer = ctx.call_llm(
             call=llm.cited_call,
             model=_settings().ANTHROPIC_MODEL_DRAFT,
-            system=prompt("draft_v2"),
+            system=prompt("draft_v3"),
             messages=[{"role": "user", "content": content}],
             max_tokens=700,
         )
