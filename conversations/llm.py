@@ -146,6 +146,7 @@ def structured_call(
     max_tokens: int = 800,
     timeout: float | None = None,
     input_schema: dict[str, Any] | None = None,
+    max_retries: int | None = None,
 ) -> LLMResult[T]:
     """Ask Claude to answer through one forced tool whose input is validated against `schema`.
 
@@ -161,6 +162,7 @@ def structured_call(
     started = time.perf_counter()
     response = _create(
         budget,
+        max_retries=max_retries,
         model=model,
         max_tokens=max_tokens,
         system=_system_blocks(model, system, len(str(tool))),
@@ -240,10 +242,11 @@ def cited_call(
     return LLMResult(value=value, usage=usage)
 
 
-def _create(budget: float, **kwargs: Any) -> Any:
+def _create(budget: float, *, max_retries: int | None = None, **kwargs: Any) -> Any:
     """One Messages API call, its failures mapped to LLMError."""
+    options: dict[str, Any] = {"timeout": budget} if max_retries is None else {"timeout": budget, "max_retries": max_retries}
     try:
-        return _get_client().with_options(timeout=budget).messages.create(**kwargs)
+        return _get_client().with_options(**options).messages.create(**kwargs)
     except anthropic.APITimeoutError:
         raise LLMError("the model did not answer in time", retryable=True, kind="timeout") from None
     except anthropic.RateLimitError:

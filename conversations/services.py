@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -13,7 +14,8 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from audit.services import audit_event_record
-from conversations import crypto
+from conversations import crypto, llm
+from conversations.crisis_opinion import crisis_opinion_start, crisis_with_opinion
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
 from conversations.hooks import carry_crisis, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
@@ -26,6 +28,12 @@ logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 2000
 FOLLOW_UP_CONTEXT_TURNS = 3
+# What the model draft sees of the conversation so far: the last few turns, each side cut short, and
+# a total budget, so a long conversation never crowds the evidence out of the prompt.
+HISTORY_TURNS = 3
+HISTORY_MESSAGE_CHARS = 300
+HISTORY_REPLY_CHARS = 400
+HISTORY_MAX_CHARS = 1500
 
 
 def conversation_create(*, channel: str = "web", language: str | None = None, contact: Contact | None = None) -> tuple[Conversation, str]:
@@ -77,12 +85,17 @@ def turn_start(
     if not idempotency_key or len(idempotency_key) > 100:
         raise IdempotencyConflict("A message id of 1 to 100 characters is required.", code="bad_idempotency_key")
     redacted = redact(text).text
+    # With a key, Haiku's crisis second opinion of the redacted text runs while the rest of ingress
+    # does, and is collected (time-boxed) before the crisis is decided.
+    pending_opinion = crisis_opinion_start(redacted)
     # The trained model reads only the redacted text; the rules read the raw text in memory. The
     # query embedding computed here is the one retrieval reuses (corpus.embeddings caches it).
     assessment = message_model.assess(redacted, _embedding(redacted))
     crisis = crisis_check(text, assessment)
     channel = channel or conversation.channel
     standalone = _standalone(conversation, redacted)
+    opinion, opinion_trace = pending_opinion.collect()
+    crisis = crisis_with_opinion(crisis, opinion)
     state: dict[str, Any] = {
         "text": standalone,
         "place_text": redacted,
@@ -96,6 +109,7 @@ def turn_start(
             "source": crisis.source if crisis.is_crisis else "none",
         },
         "assessment": assessment.summary(),
+        **({"crisis_opinion": opinion_trace} if opinion_trace else {}),
         "need_hint": None,
         "mode": conversation.mode,
         "revisions": 0,
@@ -119,6 +133,8 @@ def turn_start(
                 .get()
             )
             seq = (last_seq or 0) + 1
+            if llm.enabled() and last_seq:
+                state["history"] = _history(conversation)
             # An ongoing crisis stays one while the next message only continues it.
             carried = carry_crisis(crisis, previous_crisis, continues=continues_previous(redacted))
             if carried is not crisis:
@@ -135,6 +151,9 @@ def turn_start(
                 workflow_version=WORKFLOW_VERSION,
                 state=state,
                 crisis=crisis.category,
+                # The second opinion is one of the turn's LLM calls: it counts towards MAX_LLM_CALLS.
+                llm_calls=1 if opinion_trace else 0,
+                cost_usd=Decimal(str((opinion_trace or {}).get("cost_usd", 0))),
                 started_at=timezone.now(),
             )
     except IntegrityError:
@@ -142,6 +161,28 @@ def turn_start(
         existing = Turn.objects.get(conversation=conversation, idempotency_key=idempotency_key)
         return _same_or_conflict(existing, redacted), False
     return turn, True
+
+
+def _history(conversation: Conversation) -> list[dict[str, str]]:
+    """The last turns as redacted text only (oldest first), bounded per message and in total, for the model draft."""
+    rows = conversation.turns.order_by("-seq").values_list("redacted_text", "reply")[:HISTORY_TURNS]
+    history: list[dict[str, str]] = []
+    budget = HISTORY_MAX_CHARS
+    for person, reply in rows:  # newest first: when the budget runs out, the oldest turns are the ones left out
+        # The person's text was redacted at its own ingress; the reply is redacted too, since it may
+        # repeat what the person wrote (a model draft, a staff edit).
+        item = {"person": _clip(person, HISTORY_MESSAGE_CHARS), "reply": _clip(redact(reply or "").text, HISTORY_REPLY_CHARS)}
+        size = len(item["person"]) + len(item["reply"])
+        if size > budget:
+            break
+        budget -= size
+        history.append(item)
+    return history[::-1]
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _embedding(redacted: str) -> list[float] | None:

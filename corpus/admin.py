@@ -49,7 +49,7 @@ class CorpusEntryAdmin(admin.ModelAdmin):
     )
     fieldsets = (
         (None, {"fields": ("slug", "category", "jurisdiction", "citation", "title")}),
-        ("Plain-language summaries", {"fields": ("summary_en", "summary_es", "caveat", "key_points")}),
+        ("Plain-language summaries", {"fields": ("summary_en", "summary_es", "caveat", "caveat_es", "key_points")}),
         ("Source", {"fields": ("source_url", "source_excerpt", "verified", "last_checked")}),
         (
             "Review (editing any text above withdraws the review)",

@@ -13,6 +13,7 @@ from typing import Any
 
 from audit.types import EvidenceRecord
 from corpus.models import CorpusEntry
+from corpus.types import caveat_in
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,11 @@ class EntryText:
     summary_es: str
     caveat: str
     key_points: tuple[dict[str, Any], ...]
+    caveat_es: str = ""
+
+    def caveat_in(self, language: str) -> str:
+        """The caveat a reader of `language` is shown (English when no Spanish one was written)."""
+        return caveat_in(language, en=self.caveat, es=self.caveat_es)
 
     def record(self, language: str) -> EvidenceRecord:
         """The audit's view: the summary in `language` first, then the other summary and the excerpt."""
@@ -41,13 +47,13 @@ class EntryText:
 def entry_texts(*, slugs: Sequence[str]) -> dict[str, EntryText]:
     """The texts of the entries with these slugs (unknown slugs are simply absent)."""
     rows = CorpusEntry.objects.filter(slug__in=list(slugs)).values(
-        "slug", "citation", "source_url", "assertable", "source_excerpt", "summary_en", "summary_es", "caveat", "key_points"
+        "slug", "citation", "source_url", "assertable", "source_excerpt", "summary_en", "summary_es", "caveat", "caveat_es", "key_points"
     )
     return {
         row["slug"]: EntryText(
             slug=row["slug"], citation=row["citation"], url=row["source_url"], assertable=bool(row["assertable"]),
             excerpt=row["source_excerpt"], summary_en=row["summary_en"], summary_es=row["summary_es"],
-            caveat=row["caveat"], key_points=tuple(row["key_points"] or ()),
+            caveat=row["caveat"], caveat_es=row["caveat_es"], key_points=tuple(row["key_points"] or ()),
         )
         for row in rows
     }

@@ -35,6 +35,7 @@ CONTENT_FIELDS: tuple[str, ...] = (
     "source_url",
     "source_excerpt",
     "caveat",
+    "caveat_es",
     "verified",
     "key_points",
 )
@@ -91,6 +92,7 @@ class CorpusEntry(models.Model):
     source_url = models.URLField(max_length=500, blank=True)
     source_excerpt = models.TextField(blank=True, help_text="Short verbatim quote from the source page.")
     caveat = models.TextField(blank=True)
+    caveat_es = models.TextField(blank=True, help_text="The caveat in plain Spanish, same content; required when there is a caveat.")
     key_points = models.JSONField(
         default=list,
         blank=True,

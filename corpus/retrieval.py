@@ -31,7 +31,7 @@ from corpus import answerability
 from corpus.errors import QueryError
 from corpus.models import fold_accents
 from corpus.translate import expand
-from corpus.types import CATEGORIES, LANGUAGES, EvidenceHit, RetrievalResult
+from corpus.types import CATEGORIES, LANGUAGES, EvidenceHit, RetrievalResult, caveat_in
 
 CALIBRATION_PATH = Path(__file__).resolve().parent / "calibration.json"
 MAX_QUERY_CHARS = 500  # SMS is 160; MiniLM reads at most 256 word pieces anyway
@@ -196,7 +196,7 @@ sem AS (
     ) nearest
 )
 SELECT e.id, e.slug, e.citation, e.title, e.summary_en, e.summary_es, e.source_url, e.category,
-       e.jurisdiction, e.assertable, e.caveat, lex.lexical_rank, sem.semantic_rank,
+       e.jurisdiction, e.assertable, e.caveat, e.caveat_es, lex.lexical_rank, sem.semantic_rank,
        1 - (e.embedding <=> q.vec) AS similarity,
        GREATEST(
            CASE WHEN cardinality(q.en_lex) = 0 THEN 0 ELSE
@@ -288,7 +288,7 @@ def _hit(candidate: _Candidate, language: str, score: float, leg: str) -> Eviden
         category=row["category"],
         jurisdiction=row["jurisdiction"],
         assertable=bool(row["assertable"]),
-        caveat=row["caveat"],
+        caveat=caveat_in(language, en=row["caveat"], es=row["caveat_es"]),
         score=score,
         lexical_rank=candidate.lexical_rank if leg != "semantic" else None,
         semantic_rank=candidate.semantic_rank if leg != "lexical" else None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from corpus.embeddings import embed_one
 from corpus.models import CorpusEntry
 from corpus.retrieval import clean_query, query_for_index, search, validate_options
-from corpus.types import EvidenceHit, RetrievalResult
+from corpus.types import EvidenceHit, RetrievalResult, caveat_in
 
 
 def corpus_search(
@@ -43,7 +43,7 @@ def corpus_entry_get(*, slug: str, language: str = "en") -> EvidenceHit | None:
         category=entry.category,
         jurisdiction=entry.jurisdiction,
         assertable=entry.assertable,
-        caveat=entry.caveat,
+        caveat=caveat_in(language, en=entry.caveat, es=entry.caveat_es),
         score=0.0,
         lexical_rank=None,
         semantic_rank=None,

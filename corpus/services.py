@@ -75,6 +75,9 @@ def _validate(records: list[dict[str, Any]]) -> None:
         seen_slugs.add(record["slug"])
         seen_citations.add(record["citation"])
         _validate_key_points(record)
+        if str(record.get("caveat") or "").strip() and not str(record.get("caveat_es") or "").strip():
+            # A Spanish reader would get "Nota:" followed by English: the caveat must be written in both.
+            raise CorpusLoadError(f"entry {record['slug']!r}: has a caveat but no caveat_es")
 
 
 KEY_POINT_KINDS = ("eligibility", "cost", "deadline", "process", "other")

@@ -29,6 +29,11 @@ LANGUAGES: tuple[str, ...] = ("en", "es")
 HANDOFF_INSTRUCTION = "do not assert — hand off"
 
 
+def caveat_in(language: str, *, en: str, es: str) -> str:
+    """The caveat a reader of `language` is shown: the Spanish one for Spanish, else (or when missing) the English."""
+    return (es or en) if language == "es" else en
+
+
 @dataclass(frozen=True)
 class EvidenceHit:
     """One corpus entry as evidence; `summary` is in the language that was asked for."""
@@ -41,7 +46,7 @@ class EvidenceHit:
     category: str
     jurisdiction: str
     assertable: bool
-    caveat: str
+    caveat: str  # in the language asked for, like `summary`
     score: float
     lexical_rank: int | None
     semantic_rank: int | None

@@ -236,6 +236,8 @@ ANTHROPIC_MODEL_FAST = env_str("ANTHROPIC_MODEL_FAST", "claude-haiku-4-5")
 ANTHROPIC_MODEL_DRAFT = env_str("ANTHROPIC_MODEL_DRAFT", "claude-sonnet-4-6")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", default=12.0, minimum=0.1)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", default=2, minimum=0)
+# The ingress crisis second opinion's time box: past it the turn goes on with the rules alone.
+LLM_CRISIS_TIMEOUT_SECONDS = env_float("LLM_CRISIS_TIMEOUT_SECONDS", default=3.0, minimum=0.1)
 
 TWILIO_ACCOUNT_SID = env_str("TWILIO_ACCOUNT_SID")
 TWILIO_AUTH_TOKEN = env_str("TWILIO_AUTH_TOKEN")

@@ -36,6 +36,8 @@ def _tool(body: dict[str, Any], name: str) -> dict[str, Any]:
         text = json.dumps(body.get("messages")).lower()
         need = next((n for n in NEEDS if n.split("_")[0] in text), "other")
         payload: dict[str, Any] = {"top_need": need, "language": "es" if " el " in text or " la " in text else "en", "supervision": "unknown"}
+    elif name == "crisis_opinion":  # the stand-in sees no crisis: the rules and the message model decide
+        payload = {"category": "none", "severity": "none"}
     else:  # report_findings: the stand-in auditor finds nothing; the rules and the claim checker still run
         payload = {"findings": []}
     content = [{"type": "tool_use", "id": "toolu_standin", "name": name, "input": payload}]

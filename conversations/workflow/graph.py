@@ -41,7 +41,10 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
     "intake": ("text", "place_text", "language_pref", "language_hint", "region_hint", "need_hint", "assessment", "crisis"),
     "retrieve": ("query", "language", "top_need"),
     "match": ("top_need", "region", "place", "language", "needs", "place_text"),
-    "draft": ("query", "language", "channel", "top_need", "region", "gate", "resources", "audit", "revisions", "plan", "plan_question"),
+    "draft": (
+        "query", "language", "channel", "top_need", "region", "gate", "resources", "audit", "revisions", "history",
+        "plan", "plan_question",
+    ),
     "audit": ("draft", "statements", "evidence", "language", "channel", "top_need", "region", "gated", "out_of_state", "legal_advice", "revisions"),
     "send": ("draft", "channel", "language", "crisis", "mode"),
     "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources"),

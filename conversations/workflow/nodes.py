@@ -306,13 +306,13 @@ class StatementOut(BaseModel):
     quote: str = Field(max_length=4000)
 
 
-def _enrich(evidence: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, EntryText]]:
+def _enrich(evidence: list[dict[str, Any]], language: str) -> tuple[list[dict[str, Any]], dict[str, EntryText]]:
     """Add each entry's key points, caveat and texts (what the draft may quote) to the gate's evidence."""
     texts = entry_texts(slugs=[str(item["slug"]) for item in evidence]) if evidence else {}
     enriched = []
     for item in evidence:
         text = texts.get(str(item["slug"]))
-        enriched.append({**item, "key_points": list(text.key_points) if text else [], "caveat": text.caveat if text else item.get("caveat", "")})
+        enriched.append({**item, "key_points": list(text.key_points) if text else [], "caveat": text.caveat_in(language) if text else item.get("caveat", "")})
     return enriched, texts
 
 
@@ -320,9 +320,9 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     """Write the reply and its claims as data: Sonnet over cited search results when available, else the template."""
     gate = view["gate"] or {}
     gated = bool(gate.get("gated", True))
-    evidence, texts = _enrich([] if gated else list(gate.get("evidence") or []))
-    resources = list(view["resources"] or [])
     language = view["language"] or "en"
+    evidence, texts = _enrich([] if gated else list(gate.get("evidence") or []), language)
+    resources = list(view["resources"] or [])
     channel = view["channel"] or "web"
     revisions = int(view["revisions"] or 0)
     findings = list((view["audit"] or {}).get("findings") or [])
@@ -399,6 +399,16 @@ def _from_cited(answer: llm.CitedAnswer, evidence: list[dict[str, Any]], texts: 
     return reply, statements
 
 
+def _history_text(history: Any) -> str:
+    """The conversation's earlier turns as the draft prompt shows them (already redacted and bounded at ingress)."""
+    lines = []
+    for item in history or []:
+        lines.append(f"PERSON: {item.get('person', '')}")
+        if item.get("reply"):
+            lines.append(f"PATHWAYS: {item['reply']}")
+    return "\n".join(lines) or "(none)"
+
+
 def _draft_with_llm(
     view: Mapping[str, Any], ctx: NodeContext, *, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText],
     gated: bool, resources: list[Any], findings: list[Any],
@@ -409,6 +419,7 @@ def _draft_with_llm(
     caveats = "\n".join(f"- {item['citation']}: {item['caveat']}" for item in evidence if item.get("caveat")) or "(none)"
     instructions = (
         f"LANGUAGE: {language}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
+        f"EARLIER TURNS (oldest first, redacted):\n{_history_text(view['history'])}\n\n"
         f"QUESTION:\n{view['query']}\n\nCAVEATS (show the one that qualifies your answer as 'Note: ...'):\n{caveats}\n\n"
         f"RESOURCES:\n{resource_text}\n\nAUDIT FEEDBACK ON THE LAST DRAFT:\n" + ("\n".join(feedback) or "(none)")
     )
@@ -417,7 +428,7 @@ def _draft_with_llm(
         answer = ctx.call_llm(
             call=llm.cited_call,
             model=_settings().ANTHROPIC_MODEL_DRAFT,
-            system=prompt("draft_v2"),
+            system=prompt("draft_v3"),
             messages=[{"role": "user", "content": content}],
             max_tokens=700,
         )
@@ -452,7 +463,7 @@ def _audit_evidence(view: Mapping[str, Any]) -> list[EvidenceRecord]:
             base = text.record(language)
             records.append(EvidenceRecord(
                 slug=base.slug, citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]),
-                summary=item["summary"], excerpt=base.excerpt, summaries=(*base.summaries, base.summary), caveat=text.caveat,
+                summary=item["summary"], excerpt=base.excerpt, summaries=(*base.summaries, base.summary), caveat=text.caveat_in(language),
             ))
         else:
             records.append(EvidenceRecord(slug=item["slug"], citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]), summary=item["summary"]))

@@ -188,7 +188,12 @@ def render_structured(
         if points:
             for item, point in points:
                 citation = str(item["citation"])
-                for sentence in _sentences(str(point[lang])):
+                sentences = _sentences(str(point[lang]))
+                if channel == "sms" and level >= 1:
+                    # A shorter SMS keeps each point's direct answer and the caveat before the point's
+                    # restatement (Spanish runs about a third longer and would otherwise lose the note).
+                    sentences = sentences[:1]
+                for sentence in sentences:
                     lines.append(f"{sentence.rstrip('.')} [{citation}].")
                     statements.append({"text": sentence.rstrip("."), "entry": str(item["slug"]), "quote": str(point.get(f"quote_{lang}") or "")})
             # The caveat that qualifies the answer: the lead point's entry's.

@@ -52,6 +52,7 @@ def test_an_admin_edit_bumps_the_version_and_withdraws_the_review(corpus, admin_
         "summary_en": entry.summary_en + " Edited.",
         "summary_es": entry.summary_es,
         "caveat": entry.caveat,
+        "caveat_es": entry.caveat_es,
         "source_url": entry.source_url,
         "source_excerpt": entry.source_excerpt,
         "verified": "on",
