@@ -103,4 +103,5 @@ def test_a_crisis_gets_its_handoff_even_when_every_llm_call_fails(fake_anthropic
 def test_the_unsure_message_really_reaches_the_intake_model(fake_anthropic: FakeAnthropic) -> None:
     _wire(fake_anthropic)
     _run(UNSURE)
-    assert fake_anthropic.tools_called[0] == "classify"
+    # The crisis second opinion (issue #23) is asked first, at ingress; then intake asks its model.
+    assert fake_anthropic.tools_called[:2] == ["crisis_opinion", "classify"]
