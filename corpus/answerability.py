@@ -21,6 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
+from corpus.translate import fold
+
 ARTIFACT_PATH: Final = Path(__file__).resolve().parent / "answerability.json"
 TOP: Final = 3  # hits the draft may use
 
@@ -36,13 +38,6 @@ FEATURES: Final = (
     "semantic_only_top", "category_agreement", "category_given", "need_matches_top", "query_words", "spanish",
     "other_state", "own_case", "top_assertable", "known_vocabulary", "unknown_words",
 )
-
-
-def _fold(text: str) -> str:
-    import unicodedata
-
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def features(
@@ -80,7 +75,7 @@ def features(
         "query_words": math.log1p(words),
         "spanish": 1.0 if language == "es" else 0.0,
         "other_state": 1.0 if other_state else 0.0,
-        "own_case": 1.0 if _OWN_CASE.search(_fold(text)) else 0.0,
+        "own_case": 1.0 if _OWN_CASE.search(fold(text)) else 0.0,
         "top_assertable": 1.0 if first and first.row["assertable"] else 0.0,
         "known_vocabulary": _known_share(first.row) if first else 0.0,
         "unknown_words": float(min(_unknown(first.row, "en"), _unknown(first.row, "es"))) if first else 0.0,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,7 +29,7 @@ from django.db import connection
 from corpus import answerability
 from corpus.errors import QueryError
 from corpus.models import fold_accents
-from corpus.translate import expand
+from corpus.translate import expand, fold
 from corpus.types import CATEGORIES, LANGUAGES, EvidenceHit, RetrievalResult, caveat_in
 
 CALIBRATION_PATH = Path(__file__).resolve().parent / "calibration.json"
@@ -107,12 +106,6 @@ def confidence_floor() -> float:
 def _override_floor(default: float) -> float:
     override = getattr(settings, "CORPUS_CONFIDENCE_FLOOR", None)
     return float(override) if override is not None else default
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents (for the state check; FTS folds accents itself)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def mentions_other_state(text: str) -> bool:
@@ -218,12 +211,9 @@ WHERE lex.id IS NOT NULL OR sem.id IS NOT NULL
 _LEGS = ("hybrid", "lexical", "semantic")
 
 
-EXPAND_SPANISH = True
-
-
 def query_for_index(text: str) -> str:
     """The question as the English index and the embedding see it: Spanish key terms carried over."""
-    return expand(text) if EXPAND_SPANISH else text
+    return expand(text)
 
 
 def _fetch(text: str, vector: list[float], category: str | None) -> list[_Candidate]:

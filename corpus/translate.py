@@ -104,7 +104,8 @@ GLOSSARY: Final[dict[str, str]] = {
 _WORD = re.compile(r"[a-z0-9ñ]+")
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
+    """Lower-case and strip accents (the corpus's one folding for matching words; FTS folds its own)."""
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -117,7 +118,7 @@ def _pattern() -> re.Pattern[str]:
 
 def english_terms(text: str) -> str:
     """The English equivalents of the Spanish domain terms in `text` (empty when there are none)."""
-    folded = " ".join(_WORD.findall(_fold(text)))
+    folded = " ".join(_WORD.findall(fold(text)))
     seen: list[str] = []
     for found in _pattern().finditer(folded):
         english = GLOSSARY[found.group(1)]

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from conversations.hooks.crisis import NONE, SUICIDE
 from conversations.hooks.textfeatures import analyze
 
 __all__ = ["ARTIFACT_DIR", "Assessment", "MessageModel", "assess", "get_model", "load"]
@@ -30,8 +31,6 @@ logger = logging.getLogger(__name__)
 ARTIFACT_DIR: Final = Path(__file__).resolve().parent / "artifacts"
 ARTIFACT_NAME: Final = "message_model"
 EMBEDDING_DIM: Final = 384
-NONE: Final = "none"
-SUICIDE: Final = "suicide_self_harm"
 
 
 @dataclass(frozen=True, slots=True)
