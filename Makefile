@@ -43,6 +43,7 @@ check: test
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 imports: venv
 	$(BIN)/lint-imports

@@ -89,9 +89,22 @@ _SUFFIXES: Final = re.compile(
 )
 # Plain words people use for the statute's words.
 _SYNONYMS: Final = {
-    "gun": "firearm", "guns": "firearm", "pistol": "firearm", "pistola": "arma", "id": "identification",
-    "jail": "prison", "locked": "confined", "preso": "prision", "presa": "prision", "carcel": "prision",
-    "probatoria": "probation", "lowered": "reduce", "lower": "reduce", "bajar": "reducir", "kids": "child", "hijos": "hijo",
+    "gun": "firearm",
+    "guns": "firearm",
+    "pistol": "firearm",
+    "pistola": "arma",
+    "id": "identification",
+    "jail": "prison",
+    "locked": "confined",
+    "preso": "prision",
+    "presa": "prision",
+    "carcel": "prision",
+    "probatoria": "probation",
+    "lowered": "reduce",
+    "lower": "reduce",
+    "bajar": "reducir",
+    "kids": "child",
+    "hijos": "hijo",
 }
 _TOKEN: Final = re.compile(r"[a-z0-9$]+(?:[.,]\d+)*")
 
@@ -111,12 +124,18 @@ def stem(word: str) -> str:
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the words that carry meaning (no stop words, no generic legal words, no numbers)."""
     words = _TOKEN.findall(fold(text))
-    return frozenset(stem(w) for w in words if w not in _STOP and w not in _GENERIC and not w[0].isdigit() and w[0] != "$" and len(w) > 2)
+    return frozenset(
+        stem(w)
+        for w in words
+        if w not in _STOP and w not in _GENERIC and not w[0].isdigit() and w[0] != "$" and len(w) > 2
+    )
 
 
 _SENTENCE: Final = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(ÁÉÍÓÚÑ¿\"“])|\n+")
 # "…, and a person receiving SNAP … becomes ineligible": each clause is its own rule.
-_CLAUSE: Final = re.compile(r",\s+(?:and|but|y|pero)\s+(?=(?:a|an|the|un|una|el|la|los|las|if|si|when|cuando)\b)|;\s+", _F)
+_CLAUSE: Final = re.compile(
+    r",\s+(?:and|but|y|pero)\s+(?=(?:a|an|the|un|una|el|la|los|las|if|si|when|cuando)\b)|;\s+", _F
+)
 
 
 def sentences_of(text: str) -> list[str]:
@@ -132,18 +151,68 @@ def sentences_of(text: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 _NUMBER_WORDS: Final = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "ninety": 90, "hundred": 100, "first": 1, "second": 2, "third": 3, "fifth": 5, "seventh": 7, "tenth": 10,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+    "hundred": 100,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fifth": 5,
+    "seventh": 7,
+    "tenth": 10,
     "thirtieth": 30,
-    "cero": 0, "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
-    "nueve": 9, "diez": 10, "once": 11, "doce": 12, "quince": 15, "veinte": 20, "treinta": 30, "cuarenta": 40,
-    "cincuenta": 50, "sesenta": 60, "noventa": 90, "cien": 100, "ciento": 100, "decimo": 10, "septimo": 7,
+    "cero": 0,
+    "uno": 1,
+    "una": 1,
+    "dos": 2,
+    "tres": 3,
+    "cuatro": 4,
+    "cinco": 5,
+    "seis": 6,
+    "siete": 7,
+    "ocho": 8,
+    "nueve": 9,
+    "diez": 10,
+    "once": 11,
+    "doce": 12,
+    "quince": 15,
+    "veinte": 20,
+    "treinta": 30,
+    "cuarenta": 40,
+    "cincuenta": 50,
+    "sesenta": 60,
+    "noventa": 90,
+    "cien": 100,
+    "ciento": 100,
+    "decimo": 10,
+    "septimo": 7,
 }
 # "one" and "una"/"uno" are articles as often as numbers: they count only before a unit.
 _UNIT: Final = r"(?:days?|weeks?|months?|years?|hours?|times?|occasions?|dias?|semanas?|mes(?:es)?|anos?|horas?|veces)"
 _WORD_NUMBER: Final = re.compile(
-    r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b(?:[- ](" + _UNIT + r"|anniversary|aniversario|day|dia))?",
+    r"\b("
+    + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+    + r")\b(?:[- ]("
+    + _UNIT
+    + r"|anniversary|aniversario|day|dia))?",
     _F,
 )
 _DIGITS: Final = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th|o|a)?\b")
@@ -173,7 +242,9 @@ _ZERO_COST: Final = re.compile(
     r"|\bno cuesta nada\b|\bno (?:se )?cobra\w*\b|\bexent\w*",
     _F,
 )
-_COST_WORDS: Final = re.compile(r"\$\s?\d|\bfees?\b|\bcosts?\b|\bcharges?\b|\bcuota\w*|\btarifa\w*|\bcosto\w*|\bcobr\w*", _F)
+_COST_WORDS: Final = re.compile(
+    r"\$\s?\d|\bfees?\b|\bcosts?\b|\bcharges?\b|\bcuota\w*|\btarifa\w*|\bcosto\w*|\bcobr\w*", _F
+)
 
 # --------------------------------------------------------------------------------------------
 # Polarity and gates
@@ -215,7 +286,9 @@ _IMMEDIATE: Final = re.compile(
     r"|the day (?:you|they) (?:get out|are released)|de inmediato|inmediatamente|enseguida|autom[aá]ticamente|en cuanto sal\w+)\b",
     _F,
 )
-_ANCHOR_STOP: Final = re.compile(r",|;|\bwhich\b|\bincluding\b|\bincluded\b|\bincluye\w*|\bincluid\w*|\bque incluye|\band\b(?= (?:a|the|any)\b)", _F)
+_ANCHOR_STOP: Final = re.compile(
+    r",|;|\bwhich\b|\bincluding\b|\bincluded\b|\bincluye\w*|\bincluid\w*|\bque incluye|\band\b(?= (?:a|the|any)\b)", _F
+)
 
 
 @dataclass(frozen=True)
@@ -289,7 +362,10 @@ def _has_polarity(text: str) -> bool:
 def asserts_something(text: str) -> bool:
     """A cited sentence worth checking: a number, a cost, a can/cannot/must, or three content words."""
     return (
-        bool(numbers_in(text)) or _has_polarity(text) or bool(_ZERO_COST.search(fold(text))) or len(content_stems(text)) >= 3
+        bool(numbers_in(text))
+        or _has_polarity(text)
+        or bool(_ZERO_COST.search(fold(text)))
+        or len(content_stems(text)) >= 3
     )
 
 
@@ -309,7 +385,12 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
         return "says 'right away' or 'automatically', which the entry does not say"
     if support.gate == "after" and claim.gate in ("during", "immediate") and not claim.negated:
         return "says it is allowed before the condition the entry sets is met"
-    if claim.negated != support.negated and claim.gate in (None, "after") and support.gate != "during" and not support.strong:
+    if (
+        claim.negated != support.negated
+        and claim.gate in (None, "after")
+        and support.gate != "during"
+        and not support.strong
+    ):
         return "says the opposite of the entry"
     return None
 

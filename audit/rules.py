@@ -399,7 +399,9 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
         if context.gated:
             if claim:
                 findings.append(
-                    Finding(Rule.GATED_CLAIM, HARD, "states a legal rule although evidence was too weak to assert", s.text)
+                    Finding(
+                        Rule.GATED_CLAIM, HARD, "states a legal rule although evidence was too weak to assert", s.text
+                    )
                 )
         elif not s.citations:
             findings.append(Finding(Rule.UNCITED_CLAIM, SOFT, "states a legal rule without citing evidence", s.text))

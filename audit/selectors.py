@@ -23,7 +23,9 @@ def audit_chain_verify(*, batch_size: int = 2000) -> ChainReport:
     checked = 0
     for event in AuditEvent.objects.order_by("id").iterator(chunk_size=batch_size):
         if event.prev_hash != expected_prev:
-            return ChainReport(False, checked, event.pk, "prev_hash does not match the previous row (row removed or reordered)")
+            return ChainReport(
+                False, checked, event.pk, "prev_hash does not match the previous row (row removed or reordered)"
+            )
         if event.compute_hash() != event.hash:
             return ChainReport(False, checked, event.pk, "content does not match its hash (row altered)")
         expected_prev = event.hash

@@ -153,7 +153,10 @@ def bench_scale() -> dict[str, object]:
             conn.execute("CREATE TABLE entries (id bigint PRIMARY KEY, embedding vector(384) NOT NULL)")
             vectors = synthetic_vectors(SCALE_ROWS)
             start = time.perf_counter()
-            with conn.cursor() as cursor, cursor.copy("COPY entries (id, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy:
+            with (
+                conn.cursor() as cursor,
+                cursor.copy("COPY entries (id, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy,
+            ):
                 copy.set_types(["int8", "vector"])
                 for i, vector in enumerate(vectors):
                     copy.write_row([i, vector])
@@ -190,12 +193,14 @@ def bench_scale() -> dict[str, object]:
                     "recall_at_10": round(statistics.fmean(recalls), 4),
                 }
             plan = "\n".join(
-                r[0] for r in conn.execute(
+                r[0]
+                for r in conn.execute(
                     "EXPLAIN SELECT id FROM entries ORDER BY embedding <=> %s LIMIT 10", [query_vectors[0]]
                 ).fetchall()
             )
         passing = [
-            int(ef) for ef, m in by_ef.items()
+            int(ef)
+            for ef, m in by_ef.items()
             if m["recall_at_10"] >= 0.95 and m["query_incl_embedding"]["p95_ms"] <= 40
         ]
         return {
@@ -221,7 +226,11 @@ def main() -> None:
     # processes made a single query embedding ~8x slower (measured 422 ms vs 51 ms p50 under load).
     torch.set_num_threads(int(os.environ.get("BENCH_TORCH_THREADS", "1")))
     load = os.getloadavg()
-    results = {"cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "loadavg_at_start": [round(x, 2) for x in load]}
+    results = {
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "loadavg_at_start": [round(x, 2) for x in load],
+    }
     results["latency"] = bench_latency()
     print("latency:", json.dumps(results["latency"]))
     results["quality"] = bench_quality()

@@ -32,9 +32,16 @@ SYNTHETIC = 50_000
 TARGET_REAL_MS = 10.0
 TARGET_SYNTHETIC_MS = 30.0
 CENTRES = {
-    "houston": (29.76, -95.37), "dallas_fort_worth": (32.78, -96.90), "austin": (30.27, -97.74),
-    "san_antonio": (29.42, -98.49), "el_paso": (31.76, -106.49), "rio_grande_valley": (26.20, -98.00),
-    "corpus_christi": (27.80, -97.40), "west_texas": (33.0, -101.9), "east_texas": (32.0, -94.8), "other": (31.55, -97.15),
+    "houston": (29.76, -95.37),
+    "dallas_fort_worth": (32.78, -96.90),
+    "austin": (30.27, -97.74),
+    "san_antonio": (29.42, -98.49),
+    "el_paso": (31.76, -106.49),
+    "rio_grande_valley": (26.20, -98.00),
+    "corpus_christi": (27.80, -97.40),
+    "west_texas": (33.0, -101.9),
+    "east_texas": (32.0, -94.8),
+    "other": (31.55, -97.15),
 }
 
 
@@ -68,11 +75,15 @@ def _queries(rng: random.Random) -> list[dict[str, object]]:
         if region in CENTRES and rng.random() < 0.6:
             lat, lon = CENTRES[region]
             near = (lat + rng.uniform(-0.2, 0.2), lon + rng.uniform(-0.2, 0.2))
-        queries.append({
-            "category": rng.choice(NEED_CATEGORIES), "region": region, "near": near,
-            "language": rng.choice([None, "es"]),
-            "needs": ("id_not_required",) if rng.random() < 0.1 else (),
-        })
+        queries.append(
+            {
+                "category": rng.choice(NEED_CATEGORIES),
+                "region": region,
+                "near": near,
+                "language": rng.choice([None, "es"]),
+                "needs": ("id_not_required",) if rng.random() < 0.1 else (),
+            }
+        )
     return queries
 
 
@@ -111,28 +122,50 @@ def _synthesize(rng: random.Random, count: int) -> None:
             org = orgs[index // per_org]
             statewide = rng.random() < 0.02
             service = Service(
-                organization=org, slug=f"synthetic-service-{index}", name=f"Synthetic Service {index}",
-                categories=rng.sample(NEED_CATEGORIES, rng.randint(1, 3)), languages=rng.choice([["en"], ["en", "es"], ["es"]]),
-                status=rng.choices(["active", "temporarily_closed", "defunct"], [0.9, 0.05, 0.05])[0], is_statewide=statewide,
+                organization=org,
+                slug=f"synthetic-service-{index}",
+                name=f"Synthetic Service {index}",
+                categories=rng.sample(NEED_CATEGORIES, rng.randint(1, 3)),
+                languages=rng.choice([["en"], ["en", "es"], ["es"]]),
+                status=rng.choices(["active", "temporarily_closed", "defunct"], [0.9, 0.05, 0.05])[0],
+                is_statewide=statewide,
                 source_verified=rng.random() < 0.8,
             )
             services.append(service)
             phones.append(Phone(organization=org, service=service, number=f"+1713{rng.randint(2000000, 9999999)}"))
             if rng.random() < 0.5:
                 opens = rng.choice(["08:00", "09:00", "00:00"])
-                schedules.append(Schedule(service=service, byday=rng.choice(["MO,TU,WE,TH,FR", "MO,TU,WE,TH,FR,SA,SU"]),
-                                          opens_at=opens, closes_at="23:59" if opens == "00:00" else "17:00"))
+                schedules.append(
+                    Schedule(
+                        service=service,
+                        byday=rng.choice(["MO,TU,WE,TH,FR", "MO,TU,WE,TH,FR,SA,SU"]),
+                        opens_at=opens,
+                        closes_at="23:59" if opens == "00:00" else "17:00",
+                    )
+                )
             if rng.random() < 0.2:
                 attributes.append(Attribute(service=service, taxonomy_term=term, value="true"))
             if not statewide:
                 region = rng.choice(list(CENTRES))
                 lat, lon = CENTRES[region]
-                location = Location(organization=org, city="Synthetic", region=region, latitude=lat + rng.uniform(-0.4, 0.4),
-                                    longitude=lon + rng.uniform(-0.4, 0.4), geo_precision="exact")
+                location = Location(
+                    organization=org,
+                    city="Synthetic",
+                    region=region,
+                    latitude=lat + rng.uniform(-0.4, 0.4),
+                    longitude=lon + rng.uniform(-0.4, 0.4),
+                    geo_precision="exact",
+                )
                 locations.append(location)
                 links.append(ServiceAtLocation(service=service, location=location))
-        for model, rows in ((Service, services), (Location, locations), (ServiceAtLocation, links), (Phone, phones),
-                            (Schedule, schedules), (Attribute, attributes)):
+        for model, rows in (
+            (Service, services),
+            (Location, locations),
+            (ServiceAtLocation, links),
+            (Phone, phones),
+            (Schedule, schedules),
+            (Attribute, attributes),
+        ):
             model.objects.bulk_create(rows, batch_size=2000)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
@@ -156,14 +189,19 @@ def main() -> None:
         _synthesize(rng, SYNTHETIC)
         build_s = round(time.perf_counter() - started, 1)
         synthetic = {"services": Service.objects.count(), "build_seconds": build_s, **_measure(queries)}
-        print(f"synthetic ({synthetic['services']} services): p50 {synthetic['p50_ms']} ms, p95 {synthetic['p95_ms']} ms")
+        print(
+            f"synthetic ({synthetic['services']} services): p50 {synthetic['p50_ms']} ms, p95 {synthetic['p95_ms']} ms"
+        )
     finally:
         _drop_bench_database(original)
     result = {
         "benchmark": "resources.selectors.match",
         "database": f"separate database {BENCH_DB!r} on the dev PostgreSQL server, created and dropped by the run",
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "load_average_1m_at_end": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+        },
         "targets_ms": {"real_p95": TARGET_REAL_MS, "synthetic_p95": TARGET_SYNTHETIC_MS},
         "real": real,
         "synthetic_50k": synthetic,

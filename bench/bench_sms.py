@@ -93,8 +93,24 @@ def redis_start(env: dict[str, str]) -> subprocess.Popen[bytes] | None:
         return None
     port = _free_port()
     process = subprocess.Popen(
-        [redis_bin, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no", "--maxmemory", "256mb", "--protected-mode", "yes"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            redis_bin,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--maxmemory",
+            "256mb",
+            "--protected-mode",
+            "yes",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
     time.sleep(0.5)
@@ -160,15 +176,33 @@ def _percentile(values: list[float], q: float) -> float:
 def _form(i: int) -> dict[str, str]:
     number = f"+1512{7000000 + (i % NUMBERS):07d}"
     return {
-        "MessageSid": f"SM{i:032x}", "AccountSid": ACCOUNT_SID, "From": number, "To": FROM_NUMBER,
-        "Body": f"{QUESTIONS[i % len(QUESTIONS)]} ({i})", "NumMedia": "0", "NumSegments": "1", "SmsStatus": "received",
+        "MessageSid": f"SM{i:032x}",
+        "AccountSid": ACCOUNT_SID,
+        "From": number,
+        "To": FROM_NUMBER,
+        "Body": f"{QUESTIONS[i % len(QUESTIONS)]} ({i})",
+        "NumMedia": "0",
+        "NumSegments": "1",
+        "SmsStatus": "received",
     }
 
 
-async def _post(session: aiohttp.ClientSession, url: str, form: dict[str, str], signature: str, *, latencies: list[float], errors: list[int]) -> None:
+async def _post(
+    session: aiohttp.ClientSession,
+    url: str,
+    form: dict[str, str],
+    signature: str,
+    *,
+    latencies: list[float],
+    errors: list[int],
+) -> None:
     start = time.perf_counter()
     try:
-        async with session.post(url, data=form, headers={"X-Twilio-Signature": signature, "I-Twilio-Idempotency-Token": form["MessageSid"] + "-t"}) as response:
+        async with session.post(
+            url,
+            data=form,
+            headers={"X-Twilio-Signature": signature, "I-Twilio-Idempotency-Token": form["MessageSid"] + "-t"},
+        ) as response:
             await response.read()
             status = response.status
     except aiohttp.ClientError:
@@ -184,11 +218,21 @@ async def _latency_phase(url: str, first: int) -> dict[str, float]:
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1)) as session:
         for i in range(first, first + LATENCY_CALLS):
             form = _form(i)
-            await _post(session, url, form, signature_compute(url=url, params=form, token=AUTH_TOKEN), latencies=latencies, errors=errors)
+            await _post(
+                session,
+                url,
+                form,
+                signature_compute(url=url, params=form, token=AUTH_TOKEN),
+                latencies=latencies,
+                errors=errors,
+            )
     return {
-        "calls": LATENCY_CALLS, "errors": len(errors),
-        "p50_ms": round(statistics.median(latencies), 2), "p95_ms": round(_percentile(latencies, 95), 2),
-        "p99_ms": round(_percentile(latencies, 99), 2), "max_ms": round(max(latencies), 2),
+        "calls": LATENCY_CALLS,
+        "errors": len(errors),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p95_ms": round(_percentile(latencies, 95), 2),
+        "p99_ms": round(_percentile(latencies, 99), 2),
+        "max_ms": round(max(latencies), 2),
     }
 
 
@@ -230,32 +274,49 @@ async def _sustained_phase(url: str, first: int, rate: float, seconds: float) ->
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - start
     return {
-        "unique_messages": issued, "planned_unique_messages": total_unique, "requests": len(latencies), "errors": len(errors), "error_statuses": sorted(set(errors)),
-        "seconds": round(elapsed, 2), "webhooks_per_s": round(len(latencies) / elapsed, 1),
-        "p50_ms": round(statistics.median(latencies), 2), "p95_ms": round(_percentile(latencies, 95), 2),
-        "p99_ms": round(_percentile(latencies, 99), 2), "generator_stalls": stalls,
+        "unique_messages": issued,
+        "planned_unique_messages": total_unique,
+        "requests": len(latencies),
+        "errors": len(errors),
+        "error_statuses": sorted(set(errors)),
+        "seconds": round(elapsed, 2),
+        "webhooks_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p95_ms": round(_percentile(latencies, 95), 2),
+        "p99_ms": round(_percentile(latencies, 99), 2),
+        "generator_stalls": stalls,
     }
 
 
 def _check_database(first: int, count: int) -> dict[str, int]:
     sids = [f"SM{i:032x}" for i in range(first, first + count)]
     with psycopg.connect(_db_url(BENCH_DB)) as conn:
-        stored = conn.execute("SELECT count(*) FROM conversations_inboundsms WHERE message_sid = ANY(%s)", [sids]).fetchone()[0]
+        stored = conn.execute(
+            "SELECT count(*) FROM conversations_inboundsms WHERE message_sid = ANY(%s)", [sids]
+        ).fetchone()[0]
         rows = conn.execute("SELECT count(*) FROM conversations_inboundsms").fetchone()[0]
         turns_expected = conn.execute(
             "SELECT count(*) FROM conversations_inboundsms WHERE message_sid = ANY(%s) AND outcome = 'turn'", [sids]
         ).fetchone()[0]
         keys = ["sms:" + sid for sid in sids]
-        turns = conn.execute("SELECT count(*) FROM conversations_turn WHERE idempotency_key = ANY(%s)", [keys]).fetchone()[0]
+        turns = conn.execute(
+            "SELECT count(*) FROM conversations_turn WHERE idempotency_key = ANY(%s)", [keys]
+        ).fetchone()[0]
         duplicate_keys = conn.execute(
             "SELECT count(*) FROM (SELECT idempotency_key FROM conversations_turn GROUP BY idempotency_key HAVING count(*) > 1) d"
         ).fetchone()[0]
         held = conn.execute("SELECT count(*) FROM conversations_inboundsms WHERE outcome = 'held'").fetchone()[0]
         finished = conn.execute("SELECT count(*) FROM conversations_turn WHERE status <> 'running'").fetchone()[0]
     return {
-        "sent_unique": count, "stored": stored, "lost": count - stored, "inbound_rows_total": rows,
-        "turns": turns, "turns_expected": turns_expected, "duplicate_turns": (turns - turns_expected) + duplicate_keys,
-        "held_by_rate_limit": held, "turns_finished_by_worker": finished,
+        "sent_unique": count,
+        "stored": stored,
+        "lost": count - stored,
+        "inbound_rows_total": rows,
+        "turns": turns,
+        "turns_expected": turns_expected,
+        "duplicate_turns": (turns - turns_expected) + duplicate_keys,
+        "held_by_rate_limit": held,
+        "turns_finished_by_worker": finished,
     }
 
 
@@ -267,7 +328,8 @@ def _wait_decided(firsts_and_counts: list[tuple[int, int]], timeout: float) -> d
     with psycopg.connect(_db_url(BENCH_DB), autocommit=True) as conn:
         while time.monotonic() - started < timeout:
             pending = conn.execute(
-                "SELECT count(*) FROM conversations_inboundsms WHERE message_sid = ANY(%s) AND outcome = 'pending'", [sids]
+                "SELECT count(*) FROM conversations_inboundsms WHERE message_sid = ANY(%s) AND outcome = 'pending'",
+                [sids],
             ).fetchone()[0]
             if pending == 0:
                 break
@@ -292,10 +354,14 @@ def _terminate(signum: int, frame: object) -> None:
 
 def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, clean up
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rate", type=float, default=TARGET_RATE * 1.1, help="signed webhooks per second offered (all copies)")
+    parser.add_argument(
+        "--rate", type=float, default=TARGET_RATE * 1.1, help="signed webhooks per second offered (all copies)"
+    )
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--no-worker", action="store_true", help="do not start a Celery worker")
-    parser.add_argument("--worker-during-load", action="store_true", help="start the Celery worker before the load phases")
+    parser.add_argument(
+        "--worker-during-load", action="store_true", help="start the Celery worker before the load phases"
+    )
     args = parser.parse_args()
     load_at_start = os.getloadavg()
     signal.signal(signal.SIGTERM, _terminate)
@@ -303,13 +369,24 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
     port = _free_port()
     url = f"http://127.0.0.1:{port}/sms/twilio/inbound"
     env = dict(os.environ)
-    env.update({
-        "DATABASE_URL": _db_url(BENCH_DB), "DB_CONN_MAX_AGE": "0", "DJANGO_ENV": "development", "DEBUG": "false",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING",
-        "TWILIO_ACCOUNT_SID": ACCOUNT_SID, "TWILIO_AUTH_TOKEN": AUTH_TOKEN, "TWILIO_FROM_NUMBER": FROM_NUMBER,
-        "TWILIO_API_BASE_URL": "http://127.0.0.1:9", "SMS_REQUIRE_APPROVAL": "true",
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-    })
+    env.update(
+        {
+            "DATABASE_URL": _db_url(BENCH_DB),
+            "DB_CONN_MAX_AGE": "0",
+            "DJANGO_ENV": "development",
+            "DEBUG": "false",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "LOG_LEVEL": "WARNING",
+            "TWILIO_ACCOUNT_SID": ACCOUNT_SID,
+            "TWILIO_AUTH_TOKEN": AUTH_TOKEN,
+            "TWILIO_FROM_NUMBER": FROM_NUMBER,
+            "TWILIO_API_BASE_URL": "http://127.0.0.1:9",
+            "SMS_REQUIRE_APPROVAL": "true",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+    )
     env.pop("PUBLIC_BASE_URL", None)
     env.pop("BEHIND_TLS_PROXY", None)
     redis_proc = server = worker = None
@@ -323,17 +400,49 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
             env["CELERY_TASK_ALWAYS_EAGER"] = "true"
             print("redis-server not found: eager Celery (turns run on the server's background pool)")
         server = subprocess.Popen(
-            [str(bin_dir / "uvicorn"), "pathways_site.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-             "--workers", "2", "--lifespan", "off", "--no-access-log", "--log-level", "warning"],
-            cwd=ROOT, env=env, start_new_session=True,
+            [
+                str(bin_dir / "uvicorn"),
+                "pathways_site.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+                "--lifespan",
+                "off",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
         )
         _wait_http(f"http://127.0.0.1:{port}/healthz")
         print(f"uvicorn on 127.0.0.1:{port}, 2 workers (pid {server.pid})")
+
         def start_worker() -> subprocess.Popen[bytes]:
             process = subprocess.Popen(
-                [str(bin_dir / "celery"), "-A", "pathways_site", "worker", "--concurrency", "2",
-                 "--prefetch-multiplier", "1", "-l", "warning", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                [
+                    str(bin_dir / "celery"),
+                    "-A",
+                    "pathways_site",
+                    "worker",
+                    "--concurrency",
+                    "2",
+                    "--prefetch-multiplier",
+                    "1",
+                    "-l",
+                    "warning",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                ],
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
             )
             print(f"celery worker, concurrency 2 (pid {process.pid})")
             return process
@@ -344,9 +453,13 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
         # Warm both workers (imports, connections) outside the measurement.
         asyncio.run(_latency_phase_warm(url))
         latency = asyncio.run(_latency_phase(url, first=1_000_000))
-        print(f"latency: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms, p99 {latency['p99_ms']} ms, errors {latency['errors']}")
+        print(
+            f"latency: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms, p99 {latency['p99_ms']} ms, errors {latency['errors']}"
+        )
         sustained = asyncio.run(_sustained_phase(url, first=2_000_000, rate=args.rate, seconds=args.seconds))
-        print(f"sustained: {sustained['webhooks_per_s']} webhooks/s for {sustained['seconds']} s, p95 {sustained['p95_ms']} ms, errors {sustained['errors']}")
+        print(
+            f"sustained: {sustained['webhooks_per_s']} webhooks/s for {sustained['seconds']} s, p95 {sustained['p95_ms']} ms, errors {sustained['errors']}"
+        )
         if has_broker and not args.no_worker and worker is None:
             worker = start_worker()
         drain = (
@@ -354,18 +467,30 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
             if worker is not None or env.get("CELERY_TASK_ALWAYS_EAGER") == "true"
             else {"still_pending": None, "seconds_to_decide_all": None}
         )
-        print(f"worker decided every message {drain['seconds_to_decide_all']} s after the load (still pending: {drain['still_pending']})")
+        print(
+            f"worker decided every message {drain['seconds_to_decide_all']} s after the load (still pending: {drain['still_pending']})"
+        )
         checks = _check_database(2_000_000, int(sustained["unique_messages"]))
         latency_checks = _check_database(1_000_000, LATENCY_CALLS)
-        print(f"database: lost {checks['lost']}, duplicate turns {checks['duplicate_turns']}, turns {checks['turns']}/{checks['turns_expected']}")
+        print(
+            f"database: lost {checks['lost']}, duplicate turns {checks['duplicate_turns']}, turns {checks['turns']}/{checks['turns_expected']}"
+        )
         result = {
             "benchmark": "sms_inbound_webhook",
             "setup": {
-                "server": "uvicorn, 2 workers, 127.0.0.1", "broker": "redis (private instance)" if has_broker else "none (eager, background pool)",
-                "celery_worker": ("started before the load" if args.worker_during_load else "started after the load") if worker else None,
-                "offered_webhooks_per_s": args.rate, "copies_per_message": COPIES, "distinct_numbers": NUMBERS,
-                "python": platform.python_version(), "cpus": os.cpu_count(),
-                "warm_up": "one message per number first (imports, pools); the webhook itself never touches contacts", "load_average_at_start": load_at_start, "load_average_at_end": os.getloadavg(),
+                "server": "uvicorn, 2 workers, 127.0.0.1",
+                "broker": "redis (private instance)" if has_broker else "none (eager, background pool)",
+                "celery_worker": ("started before the load" if args.worker_during_load else "started after the load")
+                if worker
+                else None,
+                "offered_webhooks_per_s": args.rate,
+                "copies_per_message": COPIES,
+                "distinct_numbers": NUMBERS,
+                "python": platform.python_version(),
+                "cpus": os.cpu_count(),
+                "warm_up": "one message per number first (imports, pools); the webhook itself never touches contacts",
+                "load_average_at_start": load_at_start,
+                "load_average_at_end": os.getloadavg(),
                 "db_select1_roundtrip_ms_median": roundtrip_before,
             },
             "latency": latency,
@@ -400,10 +525,19 @@ async def _latency_phase_warm(url: str) -> None:
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=8)) as session:
         latencies: list[float] = []
         errors: list[int] = []
-        await asyncio.gather(*[
-            _post(session, url, form, signature_compute(url=url, params=form, token=AUTH_TOKEN), latencies=latencies, errors=errors)
-            for form in (_form(i) for i in range(NUMBERS))
-        ])
+        await asyncio.gather(
+            *[
+                _post(
+                    session,
+                    url,
+                    form,
+                    signature_compute(url=url, params=form, token=AUTH_TOKEN),
+                    latencies=latencies,
+                    errors=errors,
+                )
+                for form in (_form(i) for i in range(NUMBERS))
+            ]
+        )
 
 
 if __name__ == "__main__":

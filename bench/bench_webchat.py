@@ -81,7 +81,12 @@ NO_LIMITS = {"CHAT_RATE_LIMIT_SESSION": "1000000", "CHAT_RATE_LIMIT_IP": "100000
 def _server_params() -> dict[str, str]:
     db = settings.DATABASES["default"]
     host = db.get("HOST") or (db.get("OPTIONS") or {}).get("host") or "127.0.0.1"
-    return {"host": host, "port": str(db.get("PORT") or 5432), "user": db.get("USER") or "postgres", "password": db.get("PASSWORD") or ""}
+    return {
+        "host": host,
+        "port": str(db.get("PORT") or 5432),
+        "user": db.get("USER") or "postgres",
+        "password": db.get("PASSWORD") or "",
+    }
 
 
 def _database_url(name: str) -> str:
@@ -93,7 +98,14 @@ def _database_url(name: str) -> str:
 
 def _admin(sql: str) -> None:
     params = _server_params()
-    with psycopg.connect(host=params["host"], port=params["port"], user=params["user"], password=params["password"] or None, dbname="postgres", autocommit=True) as conn:
+    with psycopg.connect(
+        host=params["host"],
+        port=params["port"],
+        user=params["user"],
+        password=params["password"] or None,
+        dbname="postgres",
+        autocommit=True,
+    ) as conn:
         conn.execute(sql)
 
 
@@ -129,7 +141,11 @@ async def _open(index: int, base: str, client: httpx.AsyncClient) -> _Session:
     await asyncio.sleep(random.uniform(0, RAMP))
     created = (await client.post(f"{base}/api/v1/conversations/", json={"language": "en"})).json()
     conversation_id, token = created["conversation_id"], created["token"]
-    await client.post(f"{base}/api/v1/conversations/{conversation_id}/consent", json={"version": NOTICE_VERSION}, headers={"Authorization": f"Bearer {token}"})
+    await client.post(
+        f"{base}/api/v1/conversations/{conversation_id}/consent",
+        json={"version": NOTICE_VERSION},
+        headers={"Authorization": f"Bearer {token}"},
+    )
     ws_url = base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/?token={token}"
     ws = await websockets.connect(ws_url, origin=base, open_timeout=30)
     return _Session(index, conversation_id, token, ws)
@@ -160,7 +176,15 @@ async def _converse(session: _Session, base: str, client: httpx.AsyncClient, res
                 break
             await asyncio.sleep(0.25)
         elapsed = (time.perf_counter() - started) * 1000
-        results.append({"ms": elapsed, "status": turn["status"], "reply": bool(turn["reply"]), "notified": notified, "crisis": turn["crisis"] != "none"})
+        results.append(
+            {
+                "ms": elapsed,
+                "status": turn["status"],
+                "reply": bool(turn["reply"]),
+                "notified": notified,
+                "crisis": turn["crisis"] != "none",
+            }
+        )
 
 
 async def _run(base: str) -> tuple[list[dict], float, float, list[str]]:
@@ -174,7 +198,9 @@ async def _run(base: str) -> tuple[list[dict], float, float, list[str]]:
         sessions = [o for o in opened if isinstance(o, _Session)]
         errors = [f"open: {type(o).__name__}: {o}"[:200] for o in opened if isinstance(o, BaseException)]
         started = time.perf_counter()
-        outcomes = await asyncio.gather(*(_converse(s, base, client, results) for s in sessions), return_exceptions=True)
+        outcomes = await asyncio.gather(
+            *(_converse(s, base, client, results) for s in sessions), return_exceptions=True
+        )
         wall = time.perf_counter() - started
         await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     errors += [f"{type(o).__name__}: {o}"[:200] for o in outcomes if isinstance(o, BaseException)]
@@ -184,9 +210,19 @@ async def _run(base: str) -> tuple[list[dict], float, float, list[str]]:
 def _node_timings(env: dict[str, str]) -> dict[str, float]:
     """Median ms per node in the bench database: where the time of a turn goes."""
     params = _server_params()
-    with psycopg.connect(host=params["host"], port=params["port"], user=params["user"], password=params["password"] or None, dbname=DB_NAME) as conn:
-        rows = conn.execute("SELECT node, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FROM conversations_noderun GROUP BY node").fetchall()
-        total = conn.execute("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY total_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY total_ms) FROM conversations_turn WHERE total_ms IS NOT NULL").fetchone()
+    with psycopg.connect(
+        host=params["host"],
+        port=params["port"],
+        user=params["user"],
+        password=params["password"] or None,
+        dbname=DB_NAME,
+    ) as conn:
+        rows = conn.execute(
+            "SELECT node, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FROM conversations_noderun GROUP BY node"
+        ).fetchall()
+        total = conn.execute(
+            "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY total_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY total_ms) FROM conversations_turn WHERE total_ms IS NOT NULL"
+        ).fetchone()
     timings = {f"node_{node}_p50_ms": round(float(ms), 2) for node, ms in rows}
     timings["turn_total_p50_ms"] = round(float(total[0] or 0), 1)
     timings["turn_total_p95_ms"] = round(float(total[1] or 0), 1)
@@ -200,18 +236,61 @@ def _start_servers(env: dict[str, str], port: int, log_path: Path) -> tuple[tupl
     redis_proc = redis_start(env)
     if redis_proc is not None:
         server = subprocess.Popen(
-            [str(bin_dir / "uvicorn"), "pathways_site.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--workers", "2",
-             "--lifespan", "off", "--no-access-log", "--log-level", "warning", "--ws-max-queue", "64"],
-            cwd=ROOT, env=env, stdout=log_path.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(bin_dir / "uvicorn"),
+                "pathways_site.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+                "--lifespan",
+                "off",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--ws-max-queue",
+                "64",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log_path.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         worker = subprocess.Popen(
-            [str(bin_dir / "celery"), "-A", "pathways_site", "worker", "--concurrency", "2", "--prefetch-multiplier", "1",
-             "-l", "warning", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            [
+                str(bin_dir / "celery"),
+                "-A",
+                "pathways_site",
+                "worker",
+                "--concurrency",
+                "2",
+                "--prefetch-multiplier",
+                "1",
+                "-l",
+                "warning",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         setup = "uvicorn 2 workers + Redis channel layer + Celery worker (concurrency 2) running the turns, demo mode, loopback"
     else:
-        server = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], cwd=ROOT, env=env, stdout=log_path.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        server = subprocess.Popen(
+            [sys.executable, "-c", SERVER, str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=log_path.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         setup = "uvicorn 1 process, InMemoryChannelLayer, turns on threads, demo mode (no API key), loopback"
     return (redis_proc, server, worker), setup
 
@@ -223,10 +302,15 @@ def _warm_up(base: str) -> None:
         with httpx.Client(base_url=base, timeout=120) as client:
             created = client.post("/api/v1/conversations/", json={}).json()
             headers = {"Authorization": f"Bearer {created['token']}"}
-            client.post(f"/api/v1/conversations/{created['conversation_id']}/consent", json={"version": NOTICE_VERSION}, headers=headers)
+            client.post(
+                f"/api/v1/conversations/{created['conversation_id']}/consent",
+                json={"version": NOTICE_VERSION},
+                headers=headers,
+            )
             turn = client.post(
                 f"/api/v1/conversations/{created['conversation_id']}/turns/",
-                json={"text": f"warm up {n}: food in Austin", "client_message_id": f"warm{n}", "wait": False}, headers=headers,
+                json={"text": f"warm up {n}: food in Austin", "client_message_id": f"warm{n}", "wait": False},
+                headers=headers,
             ).json()
             deadline = time.monotonic() + 120
             while turn.get("status") == "running" and time.monotonic() < deadline:
@@ -239,8 +323,12 @@ def main() -> int:
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one log line per request would load the generator
     env = dict(
-        os.environ, DATABASE_URL=_database_url(DB_NAME), DJANGO_SETTINGS_MODULE="pathways_site.settings",
-        DEBUG="false", ALLOWED_HOSTS="127.0.0.1,localhost", LOG_LEVEL="WARNING",  # as served: no per-query debug cursor
+        os.environ,
+        DATABASE_URL=_database_url(DB_NAME),
+        DJANGO_SETTINGS_MODULE="pathways_site.settings",
+        DEBUG="false",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LOG_LEVEL="WARNING",  # as served: no per-query debug cursor
     )
     env.pop("ANTHROPIC_API_KEY", None)  # demo mode
     env.pop("REDIS_URL", None)  # one process: in-memory channel layer, turns on threads
@@ -259,7 +347,9 @@ def main() -> int:
             print(f"server did not start, see {log_path}")
             return 1
         _warm_up(base)
-        print(f"running {SESSIONS} sessions x {MESSAGES} messages (think ~{THINK}s, ramp {RAMP}s) on {base} ({setup}) …")
+        print(
+            f"running {SESSIONS} sessions x {MESSAGES} messages (think ~{THINK}s, ramp {RAMP}s) on {base} ({setup}) …"
+        )
         results, setup, wall, errors = asyncio.run(_run(base))
         timings = _node_timings(env)
     finally:
@@ -285,11 +375,17 @@ def main() -> int:
         "p99_ms": round(_percentile(latencies, 99), 1) if latencies else None,
         "max_ms": round(max(latencies), 1) if latencies else None,
         "mean_ms": round(statistics.fmean(latencies), 1) if latencies else None,
-        "crisis_p95_ms": round(_percentile([r["ms"] for r in results if r["crisis"]], 95), 1) if any(r["crisis"] for r in results) else None,
+        "crisis_p95_ms": round(_percentile([r["ms"] for r in results if r["crisis"]], 95), 1)
+        if any(r["crisis"] for r in results)
+        else None,
         "session_setup_seconds": round(setup, 1),
         "wall_seconds": round(wall, 1),
-        "throughput_turns_per_s": round(len(results) / wall, 2) if wall else None,  # the slowest session's tail sets the wall
-        "offered_turns_per_s": round(SESSIONS / THINK, 1) if THINK > 0 else None,  # sessions / mean think: the steady arrival rate
+        "throughput_turns_per_s": round(len(results) / wall, 2)
+        if wall
+        else None,  # the slowest session's tail sets the wall
+        "offered_turns_per_s": round(SESSIONS / THINK, 1)
+        if THINK > 0
+        else None,  # sessions / mean think: the steady arrival rate
         "target_p95_ms": TARGET_P95_MS,
         "server": setup,
         "cpu_count": os.cpu_count(),

@@ -87,7 +87,9 @@ def main() -> int:
         get_model()
         conversation, _ = services.conversation_create(channel="web")
         for text, language in QUESTIONS:  # warm-up: caches, prepared plans, the model's first batches
-            turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language)
+            turn, _ = services.turn_start(
+                conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
+            )
             services.turn_run(turn_id=turn.pk)
         totals: list[float] = []
         turn_ids = []
@@ -95,7 +97,9 @@ def main() -> int:
             text, language = QUESTIONS[index % len(QUESTIONS)]
             conversation, _ = services.conversation_create(channel="web")
             started = time.perf_counter()
-            turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language)
+            turn, _ = services.turn_start(
+                conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
+            )
             services.turn_run(turn_id=turn.pk)
             totals.append((time.perf_counter() - started) * 1000)
             turn_ids.append(turn.pk)
@@ -112,7 +116,11 @@ def main() -> int:
         "max_ms": round(max(totals), 2),
         "targets": {"p50_ms": TARGET_P50_MS, "p95_ms": TARGET_P95_MS},
         "per_node_ms": {
-            node: {"p50": round(statistics.median(values), 2), "p95": round(_percentile(values, 0.95), 2), "runs": len(values)}
+            node: {
+                "p50": round(statistics.median(values), 2),
+                "p95": round(_percentile(values, 0.95), 2),
+                "runs": len(values),
+            }
             for node, values in sorted(per_node.items())
         },
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load_average": os.getloadavg()},

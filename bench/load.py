@@ -118,13 +118,24 @@ class RecordingTwilio(FakeTwilio):
 FAKE = RecordingTwilio(ACCOUNT_SID, AUTH_TOKEN).start()
 REDIS = _redis_db6()
 ENV_OVERRIDES = {
-    "DATABASE_URL": _with_db(_base_url(), LOAD_DB), "DB_CONN_MAX_AGE": "0", "DJANGO_ENV": "development", "DEBUG": "false",
-    "ALLOWED_HOSTS": "127.0.0.1,localhost", "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "pathways_site.settings",
-    "TWILIO_ACCOUNT_SID": ACCOUNT_SID, "TWILIO_AUTH_TOKEN": AUTH_TOKEN, "TWILIO_FROM_NUMBER": FROM_NUMBER,
-    "TWILIO_API_BASE_URL": FAKE.url, "SMS_REQUIRE_APPROVAL": "true",
+    "DATABASE_URL": _with_db(_base_url(), LOAD_DB),
+    "DB_CONN_MAX_AGE": "0",
+    "DJANGO_ENV": "development",
+    "DEBUG": "false",
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    "LOG_LEVEL": "WARNING",
+    "DJANGO_SETTINGS_MODULE": "pathways_site.settings",
+    "TWILIO_ACCOUNT_SID": ACCOUNT_SID,
+    "TWILIO_AUTH_TOKEN": AUTH_TOKEN,
+    "TWILIO_FROM_NUMBER": FROM_NUMBER,
+    "TWILIO_API_BASE_URL": FAKE.url,
+    "SMS_REQUIRE_APPROVAL": "true",
     # One address runs every web session on purpose: the chat rate limits would only measure themselves.
-    "CHAT_RATE_LIMIT_SESSION": "1000000", "CHAT_RATE_LIMIT_IP": "1000000",
-    "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+    "CHAT_RATE_LIMIT_SESSION": "1000000",
+    "CHAT_RATE_LIMIT_IP": "1000000",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
 }
 if REDIS is not None:
     ENV_OVERRIDES["REDIS_URL"] = f"redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}"
@@ -167,7 +178,9 @@ class Stats:
 
 
 # --- web: HTTP-only sessions (wait: true) and WebSocket sessions (wait: false + progress event)
-async def _timed(stats: Stats, endpoint: str, call: Any, ok_statuses: tuple[int, ...] = (200, 201, 202)) -> httpx.Response | None:
+async def _timed(
+    stats: Stats, endpoint: str, call: Any, ok_statuses: tuple[int, ...] = (200, 201, 202)
+) -> httpx.Response | None:
     started = time.perf_counter()
     try:
         response = await call
@@ -178,7 +191,9 @@ async def _timed(stats: Stats, endpoint: str, call: Any, ok_statuses: tuple[int,
     return response if response.status_code in ok_statuses else None
 
 
-async def _finished_turn(stats: Stats, client: httpx.AsyncClient, url: str, headers: dict[str, str], deadline: float) -> dict[str, Any] | None:
+async def _finished_turn(
+    stats: Stats, client: httpx.AsyncClient, url: str, headers: dict[str, str], deadline: float
+) -> dict[str, Any] | None:
     while time.monotonic() < deadline:
         response = await _timed(stats, "GET /api/v1/turns/{id}/", client.get(url, headers=headers), (200,))
         if response is not None and response.json()["status"] != "running":
@@ -187,23 +202,37 @@ async def _finished_turn(stats: Stats, client: httpx.AsyncClient, url: str, head
     return None
 
 
-async def _web_session(index: int, base: str, client: httpx.AsyncClient, stats: Stats, deadlines: tuple[float, float]) -> None:  # noqa: PLR0912, PLR0915 - one scripted visitor
+async def _web_session(  # noqa: PLR0912, PLR0915 - one scripted visitor
+    index: int, base: str, client: httpx.AsyncClient, stats: Stats, deadlines: tuple[float, float]
+) -> None:
     """A visitor: create, consent, (WebSocket), MESSAGES_PER_SESSION turns; no new message after the traffic window."""
     stop_at, hard_deadline = deadlines
     use_ws = index % 2 == 0
-    created = await _timed(stats, "POST /api/v1/conversations/", client.post(f"{base}/api/v1/conversations/", json={"language": "en"}))
+    created = await _timed(
+        stats, "POST /api/v1/conversations/", client.post(f"{base}/api/v1/conversations/", json={"language": "en"})
+    )
     if created is None:
         return
     conversation_id, token = created.json()["conversation_id"], created.json()["token"]
     headers = {"Authorization": f"Bearer {token}"}
-    await _timed(stats, "POST consent", client.post(f"{base}/api/v1/conversations/{conversation_id}/consent", json={"version": NOTICE_VERSION}, headers=headers))
+    await _timed(
+        stats,
+        "POST consent",
+        client.post(
+            f"{base}/api/v1/conversations/{conversation_id}/consent", json={"version": NOTICE_VERSION}, headers=headers
+        ),
+    )
     finished: dict[str, asyncio.Event] = {}
     ws = listener = None
     try:
         if use_ws:
             started = time.perf_counter()
             try:
-                ws = await websockets.connect(base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/?token={token}", origin=base, open_timeout=30)
+                ws = await websockets.connect(
+                    base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/?token={token}",
+                    origin=base,
+                    open_timeout=30,
+                )
                 stats.record("WS connect", started, 101, True)
             except (OSError, websockets.WebSocketException, TimeoutError) as exc:
                 stats.record("WS connect", started, type(exc).__name__, False)
@@ -222,7 +251,11 @@ async def _web_session(index: int, base: str, client: httpx.AsyncClient, stats: 
             payload = {"text": text, "client_message_id": f"load{index}m{n}", "language": language, "wait": not use_ws}
             endpoint = "POST turns (wait:false)" if use_ws else "POST turns (wait:true)"
             started = time.perf_counter()
-            response = await _timed(stats, endpoint, client.post(f"{base}/api/v1/conversations/{conversation_id}/turns/", json=payload, headers=headers))
+            response = await _timed(
+                stats,
+                endpoint,
+                client.post(f"{base}/api/v1/conversations/{conversation_id}/turns/", json=payload, headers=headers),
+            )
             if response is None:
                 stats.web_turns.append({"turn_id": None, "finished": False, "accepted": False})
                 continue
@@ -236,12 +269,27 @@ async def _web_session(index: int, base: str, client: httpx.AsyncClient, stats: 
                 except TimeoutError:
                     notified = False
             if turn.get("status") == "running" or use_ws:
-                turn = await _finished_turn(stats, client, f"{base}/api/v1/turns/{turn['turn_id']}/", headers, hard_deadline) or turn
+                turn = (
+                    await _finished_turn(
+                        stats, client, f"{base}/api/v1/turns/{turn['turn_id']}/", headers, hard_deadline
+                    )
+                    or turn
+                )
             ms = (time.perf_counter() - started) * 1000
             if use_ws:
                 stats.latencies["WS send → final reply"].append(ms)
-            done_ok = turn.get("status") in ("completed", "escalated") and (bool(turn.get("reply")) or turn.get("status") == "escalated")
-            stats.web_turns.append({"turn_id": turn.get("turn_id"), "finished": done_ok, "accepted": True, "notified": notified, "question": (index + n) % len(QUESTIONS)})
+            done_ok = turn.get("status") in ("completed", "escalated") and (
+                bool(turn.get("reply")) or turn.get("status") == "escalated"
+            )
+            stats.web_turns.append(
+                {
+                    "turn_id": turn.get("turn_id"),
+                    "finished": done_ok,
+                    "accepted": True,
+                    "notified": notified,
+                    "question": (index + n) % len(QUESTIONS),
+                }
+            )
             if time.monotonic() > stop_at:
                 return
             await asyncio.sleep(random.expovariate(1 / THINK_SECONDS))
@@ -295,8 +343,16 @@ async def _sms_traffic(base: str, stats: Stats, stop_at: float) -> None:
             stop = rng.random() < STOP_SHARE
             body = "STOP" if stop else f"{QUESTIONS[n % len(QUESTIONS)][1]} ({n})"
             sid = f"SM{0xF00D0000 + n:032x}"
-            form = {"MessageSid": sid, "AccountSid": ACCOUNT_SID, "From": number, "To": FROM_NUMBER, "Body": body,
-                    "NumMedia": "0", "NumSegments": "1", "SmsStatus": "received"}
+            form = {
+                "MessageSid": sid,
+                "AccountSid": ACCOUNT_SID,
+                "From": number,
+                "To": FROM_NUMBER,
+                "Body": body,
+                "NumMedia": "0",
+                "NumSegments": "1",
+                "SmsStatus": "received",
+            }
             signature = signature_compute(url=url, params=form, token=AUTH_TOKEN)
             stats.sms_unique.append(sid)
             stats.stops += stop
@@ -314,7 +370,11 @@ def _approve_pending(stats: Stats, limit: int = 25) -> int:
     from conversations.sms.errors import OutboundNotPending
     from conversations.sms.services import outbound_approve
 
-    ids = list(OutboundMessage.objects.filter(status=OutboundMessage.Status.PENDING_APPROVAL).order_by("created_at").values_list("pk", flat=True)[:limit])
+    ids = list(
+        OutboundMessage.objects.filter(status=OutboundMessage.Status.PENDING_APPROVAL)
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:limit]
+    )
     for message_id in ids:
         started = time.perf_counter()
         try:
@@ -339,7 +399,11 @@ async def _traffic(base: str, stats: Stats, orm: ThreadPoolExecutor) -> float:
     started = time.monotonic()
     stop_at = started + SECONDS
     hard_deadline = stop_at + DRAIN_SECONDS
-    await asyncio.gather(_web_traffic(base, stats, stop_at, hard_deadline), _sms_traffic(base, stats, stop_at), _approvals(stats, orm, stop_at))
+    await asyncio.gather(
+        _web_traffic(base, stats, stop_at, hard_deadline),
+        _sms_traffic(base, stats, stop_at),
+        _approvals(stats, orm, stop_at),
+    )
     return time.monotonic() - started
 
 
@@ -378,45 +442,70 @@ def _invariants(stats: Stats) -> dict[str, dict[str, Any]]:
     stored = InboundSms.objects.filter(message_sid__in=stats.sms_unique)
     accepted = list(stored.filter(outcome=InboundSms.Outcome.TURN).values_list("message_sid", "turn_id"))
     turns: dict[str, tuple[int, str]] = {}
-    for key, status in Turn.objects.filter(idempotency_key__in=[f"sms:{sid}" for sid, _ in accepted]).values_list("idempotency_key", "status"):
+    for key, status in Turn.objects.filter(idempotency_key__in=[f"sms:{sid}" for sid, _ in accepted]).values_list(
+        "idempotency_key", "status"
+    ):
         count, _ = turns.get(key[4:], (0, ""))
         turns[key[4:]] = (count + 1, status)
     replies = dict(
-        OutboundMessage.objects.filter(turn_id__in=[t for _, t in accepted if t], kind__in=[OutboundMessage.Kind.REPLY, OutboundMessage.Kind.CRISIS])
-        .values("turn_id").annotate(n=Count("id")).values_list("turn_id", "n")
+        OutboundMessage.objects.filter(
+            turn_id__in=[t for _, t in accepted if t],
+            kind__in=[OutboundMessage.Kind.REPLY, OutboundMessage.Kind.CRISIS],
+        )
+        .values("turn_id")
+        .annotate(n=Count("id"))
+        .values_list("turn_id", "n")
     )
     turn_of = dict(accepted)
     no_turn = [sid for sid, _ in accepted if sid not in turns]
     many_turns = [sid for sid, (count, _) in turns.items() if count != 1]
     unfinished = [sid for sid, (_, status) in turns.items() if status == Turn.Status.RUNNING]
     reply_wrong = [
-        sid for sid, (_, status) in turns.items()
-        if replies.get(turn_of[sid], 0) != 1 and not (status == Turn.Status.ESCALATED and replies.get(turn_of[sid], 0) == 0)
+        sid
+        for sid, (_, status) in turns.items()
+        if replies.get(turn_of[sid], 0) != 1
+        and not (status == Turn.Status.ESCALATED and replies.get(turn_of[sid], 0) == 0)
     ]
     stored_count = stored.count()
     sms = {
         "ok": stored_count == len(stats.sms_unique) and not (no_turn or many_turns or unfinished or reply_wrong),
-        "unique_sent": len(stats.sms_unique), "stored": stored_count, "lost": len(stats.sms_unique) - stored_count,
-        "accepted_as_turn": len(accepted), "outcomes": dict(stored.values("outcome").annotate(n=Count("id")).values_list("outcome", "n")),
-        "without_turn": len(no_turn), "with_several_turns": len(many_turns), "turn_unfinished": len(unfinished),
-        "reply_count_not_one": len(reply_wrong), "escalated_turns": sum(1 for _, s in turns.values() if s == Turn.Status.ESCALATED),
+        "unique_sent": len(stats.sms_unique),
+        "stored": stored_count,
+        "lost": len(stats.sms_unique) - stored_count,
+        "accepted_as_turn": len(accepted),
+        "outcomes": dict(stored.values("outcome").annotate(n=Count("id")).values_list("outcome", "n")),
+        "without_turn": len(no_turn),
+        "with_several_turns": len(many_turns),
+        "turn_unfinished": len(unfinished),
+        "reply_count_not_one": len(reply_wrong),
+        "escalated_turns": sum(1 for _, s in turns.values() if s == Turn.Status.ESCALATED),
     }
     web_accepted = [t for t in stats.web_turns if t["accepted"]]
     running_web = Turn.objects.filter(channel="web", status=Turn.Status.RUNNING).count()
     web = {
         "ok": all(t["finished"] for t in web_accepted) and running_web == 0,
-        "accepted": len(web_accepted), "finished_with_reply_or_handoff": sum(1 for t in web_accepted if t["finished"]),
-        "not_accepted": len(stats.web_turns) - len(web_accepted), "running_in_db": running_web,
+        "accepted": len(web_accepted),
+        "finished_with_reply_or_handoff": sum(1 for t in web_accepted if t["finished"]),
+        "not_accepted": len(stats.web_turns) - len(web_accepted),
+        "running_in_db": running_web,
         "ws_notified": sum(1 for t in web_accepted if t.get("notified") is True),
         "ws_fell_back_to_polling": sum(1 for t in web_accepted if t.get("notified") is False),
-        "ws_missed_by_question": dict(collections.Counter(QUESTIONS[t["question"]][1][:40] for t in web_accepted if t.get("notified") is False)),
+        "ws_missed_by_question": dict(
+            collections.Counter(QUESTIONS[t["question"]][1][:40] for t in web_accepted if t.get("notified") is False)
+        ),
     }
     # Opt-out: every send the fake Twilio accepted, matched to its outbox row and the contact's STOP time.
     with FAKE.lock:
-        sent = [(r["sid"], r["form"].get("To", ""), FAKE.sent_at.get(r["sid"], 0.0)) for r in FAKE.requests if r["answered"] == 201]
+        sent = [
+            (r["sid"], r["form"].get("To", ""), FAKE.sent_at.get(r["sid"], 0.0))
+            for r in FAKE.requests
+            if r["answered"] == 201
+        ]
     rows = {
         m.provider_sid: m
-        for m in OutboundMessage.objects.filter(provider_sid__in=[sid for sid, _, _ in sent]).select_related("conversation__contact")
+        for m in OutboundMessage.objects.filter(provider_sid__in=[sid for sid, _, _ in sent]).select_related(
+            "conversation__contact"
+        )
     }
     opted_out = dict(Contact.objects.filter(opted_out=True).values_list("phone_hash", "opted_out_at"))
     violations, in_flight_at_stop, unmatched = [], 0, 0
@@ -434,22 +523,41 @@ def _invariants(stats: Stats) -> dict[str, dict[str, Any]]:
         else:
             violations.append(str(message.pk))
     opt_out = {
-        "ok": not violations and unmatched == 0, "sends_total": len(sent), "numbers_opted_out": len(opted_out),
-        "texts_after_stop": len(violations), "in_flight_when_stop_arrived": in_flight_at_stop, "sends_without_outbox_row": unmatched,
+        "ok": not violations and unmatched == 0,
+        "sends_total": len(sent),
+        "numbers_opted_out": len(opted_out),
+        "texts_after_stop": len(violations),
+        "in_flight_when_stop_arrived": in_flight_at_stop,
+        "sends_without_outbox_row": unmatched,
         "suppressed_messages": OutboundMessage.objects.filter(status=OutboundMessage.Status.SUPPRESSED).count(),
     }
     report = audit_chain_verify()
-    audit = {"ok": report.ok, "checked": report.checked, "first_broken_id": report.first_broken_id, "reason": report.reason}
-    return {"sms_one_turn_one_reply": sms, "web_turns_finished": web, "no_text_after_opt_out": opt_out, "audit_chain": audit}
+    audit = {
+        "ok": report.ok,
+        "checked": report.checked,
+        "first_broken_id": report.first_broken_id,
+        "reason": report.reason,
+    }
+    return {
+        "sms_one_turn_one_reply": sms,
+        "web_turns_finished": web,
+        "no_text_after_opt_out": opt_out,
+        "audit_chain": audit,
+    }
 
 
 def _endpoint_table(stats: Stats, seconds: float) -> dict[str, dict[str, Any]]:
     table = {}
     for endpoint, values in sorted(stats.latencies.items()):
         table[endpoint] = {
-            "count": len(values), "per_s": round(len(values) / seconds, 2), "errors": sum(stats.errors[endpoint].values()),
-            "error_kinds": dict(stats.errors[endpoint]), "p50_ms": round(_percentile(values, 50), 1),
-            "p95_ms": round(_percentile(values, 95), 1), "p99_ms": round(_percentile(values, 99), 1), "max_ms": round(max(values), 1),
+            "count": len(values),
+            "per_s": round(len(values) / seconds, 2),
+            "errors": sum(stats.errors[endpoint].values()),
+            "error_kinds": dict(stats.errors[endpoint]),
+            "p50_ms": round(_percentile(values, 50), 1),
+            "p95_ms": round(_percentile(values, 95), 1),
+            "p99_ms": round(_percentile(values, 99), 1),
+            "max_ms": round(max(values), 1),
         }
     return table
 
@@ -460,7 +568,9 @@ def _terminate(signum: int, frame: object) -> None:
 
 def _popen(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     # Own session: _stop signals the whole group (uvicorn / celery children), by pid.
-    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def main() -> int:  # noqa: PLR0915 - one linear script: start, load, drain, check, clean up
@@ -480,25 +590,68 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, load, drain, che
             conn.execute(f'CREATE DATABASE "{LOAD_DB}"')
         print(f"database {LOAD_DB}: migrate, corpus load, resources load …")
         for args in (["migrate", "--noinput", "-v", "0"], ["corpus", "load"], ["resources", "load"]):
-            subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+            )
         port = _free_port()
         base = f"http://127.0.0.1:{port}"
-        server = _popen([str(bin_dir / "uvicorn"), "pathways_site.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                         "--workers", "2", "--lifespan", "off", "--no-access-log", "--log-level", "warning"], logs / "load-server.log", env)
+        server = _popen(
+            [
+                str(bin_dir / "uvicorn"),
+                "pathways_site.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+                "--lifespan",
+                "off",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+            ],
+            logs / "load-server.log",
+            env,
+        )
         if REDIS is not None:
-            worker = _popen([str(bin_dir / "celery"), "-A", "pathways_site", "worker", "--concurrency", "2", "--prefetch-multiplier", "1",
-                             "-l", "warning", "--without-gossip", "--without-mingle", "--without-heartbeat"], logs / "load-worker.log", env)
+            worker = _popen(
+                [
+                    str(bin_dir / "celery"),
+                    "-A",
+                    "pathways_site",
+                    "worker",
+                    "--concurrency",
+                    "2",
+                    "--prefetch-multiplier",
+                    "1",
+                    "-l",
+                    "warning",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                ],
+                logs / "load-worker.log",
+                env,
+            )
             print(f"celery worker (pid {worker.pid}), broker redis://{REDIS_HOST}:{REDIS_PORT}/{REDIS_DB}")
         else:
             print("Redis did not answer at 127.0.0.1:6379: no Celery worker, eager Celery (server background pool)")
         _wait_http(f"{base}/healthz")
         print(f"uvicorn, 2 workers, on {base} (pid {server.pid}); fake Twilio on {FAKE.url}")
-        with httpx.Client(base_url=base, timeout=120) as client:  # load the embedding model in both workers, outside the figures
+        with httpx.Client(
+            base_url=base, timeout=120
+        ) as client:  # load the embedding model in both workers, outside the figures
             for _ in range(4):
                 created = client.post("/api/v1/conversations/", json={}).json()
-                client.post(f"/api/v1/conversations/{created['conversation_id']}/turns/", json={"text": "warm up: food in Austin", "client_message_id": "warm"},
-                            headers={"Authorization": f"Bearer {created['token']}"})
-        print(f"traffic for {SECONDS:.0f} s: web sessions every {SESSION_EVERY} s, {SMS_RATE} unique SMS/s (1-3 deliveries), approvals every {APPROVE_EVERY} s")
+                client.post(
+                    f"/api/v1/conversations/{created['conversation_id']}/turns/",
+                    json={"text": "warm up: food in Austin", "client_message_id": "warm"},
+                    headers={"Authorization": f"Bearer {created['token']}"},
+                )
+        print(
+            f"traffic for {SECONDS:.0f} s: web sessions every {SESSION_EVERY} s, {SMS_RATE} unique SMS/s (1-3 deliveries), approvals every {APPROVE_EVERY} s"
+        )
         elapsed = asyncio.run(_traffic(base, stats, orm))
         drain_seconds, backlog = _drain(stats, orm)
         print(f"traffic {elapsed:.1f} s, drain {drain_seconds:.1f} s, backlog left {backlog}")
@@ -508,20 +661,37 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, load, drain, che
         result = {
             "benchmark": "load",
             "setup": {
-                "seconds": SECONDS, "drain_limit_seconds": DRAIN_SECONDS, "server": "uvicorn, 2 workers, 127.0.0.1",
+                "seconds": SECONDS,
+                "drain_limit_seconds": DRAIN_SECONDS,
+                "server": "uvicorn, 2 workers, 127.0.0.1",
                 "celery": "1 worker (concurrency 2), redis 127.0.0.1:6379/6" if worker else "eager (no Redis)",
-                "database": LOAD_DB, "llm": "demo mode (no API key)", "sms_require_approval": True, "sms_unique_per_s": SMS_RATE,
-                "web_session_every_s": SESSION_EVERY, "messages_per_session": MESSAGES_PER_SESSION, "stop_share": STOP_SHARE,
-                "python": platform.python_version(), "cpus": os.cpu_count(), "load_average_at_start": load_at_start, "load_average_at_end": os.getloadavg(),
+                "database": LOAD_DB,
+                "llm": "demo mode (no API key)",
+                "sms_require_approval": True,
+                "sms_unique_per_s": SMS_RATE,
+                "web_session_every_s": SESSION_EVERY,
+                "messages_per_session": MESSAGES_PER_SESSION,
+                "stop_share": STOP_SHARE,
+                "python": platform.python_version(),
+                "cpus": os.cpu_count(),
+                "load_average_at_start": load_at_start,
+                "load_average_at_end": os.getloadavg(),
             },
             "traffic": {
-                "seconds": round(elapsed, 1), "drain_seconds": round(drain_seconds, 1), "backlog_after_drain": backlog,
-                "requests": requests, "requests_per_s": round(requests / elapsed, 1),
+                "seconds": round(elapsed, 1),
+                "drain_seconds": round(drain_seconds, 1),
+                "backlog_after_drain": backlog,
+                "requests": requests,
+                "requests_per_s": round(requests / elapsed, 1),
                 "errors": sum(v["errors"] for v in endpoints.values()),
-                "web_sessions": stats.sessions_started, "web_session_failures": stats.session_failures[:10],
+                "web_sessions": stats.sessions_started,
+                "web_session_failures": stats.session_failures[:10],
                 "web_turns_per_s": round(len(stats.web_turns) / elapsed, 2),
-                "sms_unique": len(stats.sms_unique), "sms_deliveries": stats.sms_deliveries, "sms_stops": stats.stops,
-                "approvals": stats.approvals, "approvals_withdrawn_by_stop": stats.approval_conflicts,
+                "sms_unique": len(stats.sms_unique),
+                "sms_deliveries": stats.sms_deliveries,
+                "sms_stops": stats.stops,
+                "approvals": stats.approvals,
+                "approvals_withdrawn_by_stop": stats.approval_conflicts,
                 "sms_sent_by_fake_twilio": invariants["no_text_after_opt_out"]["sends_total"],
             },
             "endpoints": endpoints,
@@ -546,7 +716,9 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, load, drain, che
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     for endpoint, row in result.get("endpoints", {}).items():
-        print(f"  {endpoint:32} n={row['count']:5} {row['per_s']:6}/s  p50 {row['p50_ms']:8} p95 {row['p95_ms']:8} p99 {row['p99_ms']:8} ms  errors {row['errors']}")
+        print(
+            f"  {endpoint:32} n={row['count']:5} {row['per_s']:6}/s  p50 {row['p50_ms']:8} p95 {row['p95_ms']:8} p99 {row['p99_ms']:8} ms  errors {row['errors']}"
+        )
     for name, check in result.get("invariants", {}).items():
         print(f"  invariant {name}: {'OK' if check['ok'] else 'FAILED'} {check}")
     print(f"wrote {out}")

@@ -63,15 +63,28 @@ class ClientContactInline(admin.TabularInline):
     @admin.display(description="conversations")
     def conversations(self, link: ClientContact) -> str:
         rows = link.contact.conversations.order_by("-updated_at")[:5]
-        return format_html_join(
-            " ", '<a href="{}">{} ({})</a>',
-            ((reverse("admin:conversations_conversation_change", args=[c.pk]), str(c.pk)[:8], c.get_mode_display()) for c in rows),
-        ) or "—"
+        return (
+            format_html_join(
+                " ",
+                '<a href="{}">{} ({})</a>',
+                (
+                    (
+                        reverse("admin:conversations_conversation_change", args=[c.pk]),
+                        str(c.pk)[:8],
+                        c.get_mode_display(),
+                    )
+                    for c in rows
+                ),
+            )
+            or "—"
+        )
 
 
 class ClientForm(forms.ModelForm):
     link_phone = forms.CharField(
-        required=False, max_length=32, label="Link an SMS number",
+        required=False,
+        max_length=32,
+        label="Link an SMS number",
         help_text="The client's mobile number; their texts then appear in this caseload.",
     )
 
@@ -83,7 +96,16 @@ class ClientForm(forms.ModelForm):
 @admin.register(Client)
 class ClientAdmin(AuditedModelAdmin):
     form = ClientForm
-    list_display = ("name", "priority_score", "drivers", "case_manager", "status", "released", "supervision_type", "summary_link")
+    list_display = (
+        "name",
+        "priority_score",
+        "drivers",
+        "case_manager",
+        "status",
+        "released",
+        "supervision_type",
+        "summary_link",
+    )
     list_display_links = ("name",)
     list_filter = ("status", "supervision_type")
     search_fields = ("name",)
@@ -91,7 +113,10 @@ class ClientAdmin(AuditedModelAdmin):
     readonly_fields = ("priority_panel",)
     actions = ("erase_people",)
 
-    @admin.action(description="Erase selected people: client record, conversations, messages, numbers (cannot be undone)", permissions=["delete"])
+    @admin.action(
+        description="Erase selected people: client record, conversations, messages, numbers (cannot be undone)",
+        permissions=["delete"],
+    )
     def erase_people(self, request: HttpRequest, queryset: QuerySet[Client]) -> None:
         # Right to erasure: every row holding the person's content goes; audit keeps ids and counts only.
         actor = services.actor_of(request.user)
@@ -121,7 +146,9 @@ class ClientAdmin(AuditedModelAdmin):
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "case_manager":
-            kwargs["queryset"] = get_user_model().objects.filter(groups__name=roles.CASE_MANAGER, is_active=True).order_by("username")
+            kwargs["queryset"] = (
+                get_user_model().objects.filter(groups__name=roles.CASE_MANAGER, is_active=True).order_by("username")
+            )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request: HttpRequest, obj: Client, form: forms.ModelForm, change: bool) -> None:
@@ -152,13 +179,16 @@ class ClientAdmin(AuditedModelAdmin):
         if client.release_date is None:
             return "—"
         days = (timezone.localdate() - client.release_date).days
-        return f"{client.release_date:%Y-%m-%d} ({days} d)" if days >= 0 else f"{client.release_date:%Y-%m-%d} (upcoming)"
+        return (
+            f"{client.release_date:%Y-%m-%d} ({days} d)" if days >= 0 else f"{client.release_date:%Y-%m-%d} (upcoming)"
+        )
 
     @admin.display(description="summary")
     def summary_link(self, client: Client) -> str:
         return format_html(
             '<a href="{}">summary</a> · <a href="{}">release plan</a>',
-            reverse("admin:caseload_client_summary", args=[client.pk]), reverse("admin:caseload_client_plan", args=[client.pk]),
+            reverse("admin:caseload_client_summary", args=[client.pk]),
+            reverse("admin:caseload_client_plan", args=[client.pk]),
         )
 
     @admin.display(description="priority")
@@ -167,12 +197,18 @@ class ClientAdmin(AuditedModelAdmin):
         rows = format_html_join("", "<li>{} <strong>+{}</strong></li>", ((d.label, d.points) for d in priority.drivers))
         return format_html(
             '<p>Score <strong>{}</strong> — <a href="{}">summary</a></p><ul>{}</ul>',
-            priority.score, reverse("admin:caseload_client_summary", args=[client.pk]), rows or format_html("<li>nothing pending</li>"),
+            priority.score,
+            reverse("admin:caseload_client_summary", args=[client.pk]),
+            rows or format_html("<li>nothing pending</li>"),
         )
 
     def get_urls(self) -> list[Any]:
         return [
-            path("<uuid:object_id>/summary/", self.admin_site.admin_view(self.summary_view), name="caseload_client_summary"),
+            path(
+                "<uuid:object_id>/summary/",
+                self.admin_site.admin_view(self.summary_view),
+                name="caseload_client_summary",
+            ),
             path("<uuid:object_id>/plan/", self.admin_site.admin_view(self.plan_view), name="caseload_client_plan"),
             *super().get_urls(),
         ]
@@ -187,7 +223,13 @@ class ClientAdmin(AuditedModelAdmin):
         if client is None:
             raise Http404("No such client in your caseload.")
         summary = client_summary(client=client)
-        audit_event_record(action="caseload.summary_viewed", actor=services.actor_of(request.user), object_type="client", object_id=client.pk, data={"source": summary.source})
+        audit_event_record(
+            action="caseload.summary_viewed",
+            actor=services.actor_of(request.user),
+            object_type="client",
+            object_id=client.pk,
+            data={"source": summary.source},
+        )
         context = {
             **self.admin_site.each_context(request),
             "title": f"Summary: {client.name}",
@@ -228,11 +270,27 @@ class ConversationAdmin(ScopedReadOnlyAdmin):
     list_display = ("short_id", "client", "channel", "mode", "flag", "turn_count", "updated_at")
     list_filter = ("mode", "needs_human", "channel")
     ordering = ("-needs_human", "-updated_at")
-    fields = ("client", "channel", "language", "mode", "mode_changed_by", "mode_changed_at", "needs_human", "needs_human_reason", "created_at", "updated_at")
+    fields = (
+        "client",
+        "channel",
+        "language",
+        "mode",
+        "mode_changed_by",
+        "mode_changed_at",
+        "needs_human",
+        "needs_human_reason",
+        "created_at",
+        "updated_at",
+    )
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
-        return super().get_queryset(request).select_related("contact__client_link__client").annotate(n_turns=Count("turns"))
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("contact__client_link__client")
+            .annotate(n_turns=Count("turns"))
+        )
 
     @admin.display(description="conversation")
     def short_id(self, conversation: Conversation) -> str:
@@ -254,9 +312,21 @@ class ConversationAdmin(ScopedReadOnlyAdmin):
     def get_urls(self) -> list[Any]:
         wrap = self.admin_site.admin_view
         return [
-            path("<uuid:object_id>/take-over/", wrap(require_POST(self.take_over_view)), name="caseload_conversation_take_over"),
-            path("<uuid:object_id>/hand-back/", wrap(require_POST(self.hand_back_view)), name="caseload_conversation_hand_back"),
-            path("<uuid:object_id>/clear-flag/", wrap(require_POST(self.clear_flag_view)), name="caseload_conversation_clear_flag"),
+            path(
+                "<uuid:object_id>/take-over/",
+                wrap(require_POST(self.take_over_view)),
+                name="caseload_conversation_take_over",
+            ),
+            path(
+                "<uuid:object_id>/hand-back/",
+                wrap(require_POST(self.hand_back_view)),
+                name="caseload_conversation_hand_back",
+            ),
+            path(
+                "<uuid:object_id>/clear-flag/",
+                wrap(require_POST(self.clear_flag_view)),
+                name="caseload_conversation_clear_flag",
+            ),
             path("<uuid:object_id>/reply/", wrap(require_POST(self.reply_view)), name="caseload_conversation_reply"),
             *super().get_urls(),
         ]
@@ -274,7 +344,12 @@ class ConversationAdmin(ScopedReadOnlyAdmin):
         return redirect("admin:conversations_conversation_change", object_id)
 
     def take_over_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        return self._act(request, object_id, services.conversation_take_over, "You have this conversation: the navigator will only suggest replies.")
+        return self._act(
+            request,
+            object_id,
+            services.conversation_take_over,
+            "You have this conversation: the navigator will only suggest replies.",
+        )
 
     def hand_back_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         return self._act(request, object_id, services.conversation_hand_back, "Handed back to the navigator.")
@@ -283,9 +358,17 @@ class ConversationAdmin(ScopedReadOnlyAdmin):
         return self._act(request, object_id, services.conversation_flag_clear, "Flag cleared.")
 
     def reply_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        return self._act(request, object_id, services.conversation_reply_sms, "Your message is on its way.", body=request.POST.get("body", ""))
+        return self._act(
+            request,
+            object_id,
+            services.conversation_reply_sms,
+            "Your message is on its way.",
+            body=request.POST.get("body", ""),
+        )
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         conversation = self.get_object(request, object_id)
         extra = dict(extra_context or {})
         if conversation is not None:
@@ -299,10 +382,17 @@ class ConversationAdmin(ScopedReadOnlyAdmin):
                 transcript=[(turn, by_turn.get(turn.pk, [])) for turn in turns],
                 loose_messages=loose,
                 can_take_over=request.user.has_perm(selectors.PERM_TAKE_OVER),
-                can_sms=conversation.channel == "sms" and bool(conversation.contact.phone_hash) and not conversation.contact.opted_out,
+                can_sms=conversation.channel == "sms"
+                and bool(conversation.contact.phone_hash)
+                and not conversation.contact.opted_out,
                 is_human=conversation.mode == Conversation.Mode.HUMAN,
             )
-            audit_event_record(action="caseload.transcript_viewed", actor=services.actor_of(request.user), object_type="conversation", object_id=conversation.pk)
+            audit_event_record(
+                action="caseload.transcript_viewed",
+                actor=services.actor_of(request.user),
+                object_type="conversation",
+                object_id=conversation.pk,
+            )
         return super().change_view(request, object_id, form_url, extra_context=extra)
 
 
@@ -310,7 +400,20 @@ class NodeRunInline(admin.TabularInline):
     model = NodeRun
     extra = 0
     can_delete = False
-    fields = ("anchor", "node", "outcome", "transition", "ms", "llm_model", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "saw", "decided")
+    fields = (
+        "anchor",
+        "node",
+        "outcome",
+        "transition",
+        "ms",
+        "llm_model",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cost_usd",
+        "saw",
+        "decided",
+    )
     readonly_fields = fields
     ordering = ("step",)
 
@@ -326,7 +429,11 @@ class NodeRunInline(admin.TabularInline):
 
     @admin.display(description="projection seen")
     def saw(self, run: NodeRun) -> str:
-        return format_html("<details><summary>{} keys</summary><pre>{}</pre></details>", len(run.projection or {}), _json(run.projection))
+        return format_html(
+            "<details><summary>{} keys</summary><pre>{}</pre></details>",
+            len(run.projection or {}),
+            _json(run.projection),
+        )
 
     @admin.display(description="output")
     def decided(self, run: NodeRun) -> str:
@@ -341,15 +448,40 @@ class TurnAdmin(ScopedReadOnlyAdmin):
     ordering = ("-created_at",)
     inlines = (NodeRunInline,)
     fields = (
-        "conversation_link", "seq", "channel", "status", "language", "crisis", "top_need", "region", "redacted_text",
-        "standalone_text", "reply", "suggestion", "audit_verdict", "findings", "retrieval", "escalation_reason", "steps",
-        "llm_calls", "revisions", "total_ms", "cost_usd", "workflow_version", "started_at", "finished_at",
+        "conversation_link",
+        "seq",
+        "channel",
+        "status",
+        "language",
+        "crisis",
+        "top_need",
+        "region",
+        "redacted_text",
+        "standalone_text",
+        "reply",
+        "suggestion",
+        "audit_verdict",
+        "findings",
+        "retrieval",
+        "escalation_reason",
+        "steps",
+        "llm_calls",
+        "revisions",
+        "total_ms",
+        "cost_usd",
+        "workflow_version",
+        "started_at",
+        "finished_at",
     )
     readonly_fields = fields
 
     @admin.display(description="conversation")
     def conversation_link(self, turn: Turn) -> str:
-        return format_html('<a href="{}">{}</a>', reverse("admin:conversations_conversation_change", args=[turn.conversation_id]), str(turn.conversation_id)[:8])
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:conversations_conversation_change", args=[turn.conversation_id]),
+            str(turn.conversation_id)[:8],
+        )
 
     @admin.display(description="navigator suggestion (human mode)")
     def suggestion(self, turn: Turn) -> str:
@@ -358,7 +490,14 @@ class TurnAdmin(ScopedReadOnlyAdmin):
     @admin.display(description="audit findings")
     def findings(self, turn: Turn) -> str:
         items = ((turn.state or {}).get("audit") or {}).get("findings") or []
-        return format_html_join("", "<div><code>{}</code> {}: {}</div>", ((f.get("verdict", ""), f.get("rule", ""), f.get("message", "")) for f in items)) or "none"
+        return (
+            format_html_join(
+                "",
+                "<div><code>{}</code> {}: {}</div>",
+                ((f.get("verdict", ""), f.get("rule", ""), f.get("message", "")) for f in items),
+            )
+            or "none"
+        )
 
     @admin.display(description="retrieval")
     def retrieval(self, turn: Turn) -> str:
@@ -372,8 +511,23 @@ class OutboundMessageAdmin(ScopedReadOnlyAdmin):
     list_filter = ("status", "kind", "crisis")
     ordering = ("-created_at",)
     fields = (
-        "conversation", "turn", "kind", "status", "crisis", "body", "draft_body", "segments", "encoding", "approved_by",
-        "approved_at", "rejection_reason", "attempts", "provider_sid", "error_code", "sent_at", "created_at",
+        "conversation",
+        "turn",
+        "kind",
+        "status",
+        "crisis",
+        "body",
+        "draft_body",
+        "segments",
+        "encoding",
+        "approved_by",
+        "approved_at",
+        "rejection_reason",
+        "attempts",
+        "provider_sid",
+        "error_code",
+        "sent_at",
+        "created_at",
     )
     readonly_fields = fields
 
@@ -417,7 +571,6 @@ class _PageAdmin(admin.ModelAdmin):
             raise PermissionDenied
 
 
-
 @admin.register(Queue)
 class QueueAdmin(_PageAdmin):
     permission = selectors.PERM_APPROVE
@@ -426,7 +579,10 @@ class QueueAdmin(_PageAdmin):
         self._guard(request)
         if request.method == "POST":
             return self._decide(request)
-        items = [(message, selectors.message_context(message)) for message in selectors.approval_queue(user=request.user)[:100]]
+        items = [
+            (message, selectors.message_context(message))
+            for message in selectors.approval_queue(user=request.user)[:100]
+        ]
         context = {
             **self.admin_site.each_context(request),
             "title": "Approval queue",
@@ -442,10 +598,14 @@ class QueueAdmin(_PageAdmin):
         target = reverse("admin:caseload_queue_changelist")
         try:
             if action == "approve":
-                message = services.queue_approve(message_id=request.POST.get("message_id"), user=request.user, body=request.POST.get("body"))
+                message = services.queue_approve(
+                    message_id=request.POST.get("message_id"), user=request.user, body=request.POST.get("body")
+                )
                 messages.success(request, f"Approved {str(message.pk)[:8]}: it will be sent now.")
             elif action == "reject":
-                message = services.queue_reject(message_id=request.POST.get("message_id"), user=request.user, reason=request.POST.get("reason", ""))
+                message = services.queue_reject(
+                    message_id=request.POST.get("message_id"), user=request.user, reason=request.POST.get("reason", "")
+                )
                 messages.info(request, f"Rejected {str(message.pk)[:8]}.")
             elif action == "bulk_approve":
                 result = services.queue_approve_bulk(message_ids=request.POST.getlist("selected"), user=request.user)
@@ -476,8 +636,12 @@ def _coverage_context() -> dict[str, Any]:
     report = directory_coverage()
     cells = {(cell.region, cell.need): cell for cell in report.cells}
     rows = [(region, [cells[(region, need)] for need in CORE_NEEDS]) for region in COVERAGE_REGIONS]
-    return {"coverage": report, "coverage_needs": CORE_NEEDS, "coverage_rows": rows,
-            "coverage_filled": sum(1 for cell in report.cells if cell.filled)}
+    return {
+        "coverage": report,
+        "coverage_needs": CORE_NEEDS,
+        "coverage_rows": rows,
+        "coverage_filled": sum(1 for cell in report.cells if cell.filled),
+    }
 
 
 @admin.register(Dashboard)
@@ -503,9 +667,17 @@ class DashboardAdmin(_PageAdmin):
             "opts": self.model._meta,
             "m": metrics,
             "days": days,
-            "turns_chart": charts.column_chart([(f"{d:%b %d}", n) for d, n in metrics.turns_per_day], title="Turns per day"),
-            "crisis_chart": charts.column_chart([(f"{d:%b %d}", n) for d, n in metrics.crisis_per_day], title="Crisis escalations per day", color=charts.ALT_COLOR),
-            "verdict_chart": charts.bar_chart([(v, share) for v, _, share in metrics.verdicts], title="Audit verdict rates", unit="%"),
+            "turns_chart": charts.column_chart(
+                [(f"{d:%b %d}", n) for d, n in metrics.turns_per_day], title="Turns per day"
+            ),
+            "crisis_chart": charts.column_chart(
+                [(f"{d:%b %d}", n) for d, n in metrics.crisis_per_day],
+                title="Crisis escalations per day",
+                color=charts.ALT_COLOR,
+            ),
+            "verdict_chart": charts.bar_chart(
+                [(v, share) for v, _, share in metrics.verdicts], title="Audit verdict rates", unit="%"
+            ),
             "pins_chart": charts.bar_chart(list(metrics.map_pins_by_region), title="Map pins shown, by region"),
             "eval_report": dashboard.eval_report_path() is not None,
             **_coverage_context(),

@@ -64,12 +64,27 @@ def dashboard_metrics(*, days: int = DEFAULT_DAYS, now: datetime | None = None) 
     start = datetime.combine(since, datetime.min.time(), tzinfo=tz)
     turns = Turn.objects.filter(created_at__gte=start, created_at__lte=now)
 
-    per_day = dict(turns.annotate(day=TruncDate("created_at", tzinfo=tz)).values("day").annotate(n=Count("pk")).values_list("day", "n"))
+    per_day = dict(
+        turns.annotate(day=TruncDate("created_at", tzinfo=tz))
+        .values("day")
+        .annotate(n=Count("pk"))
+        .values_list("day", "n")
+    )
     crisis_turns = turns.exclude(crisis="none")
-    crisis_day = dict(crisis_turns.annotate(day=TruncDate("created_at", tzinfo=tz)).values("day").annotate(n=Count("pk")).values_list("day", "n"))
+    crisis_day = dict(
+        crisis_turns.annotate(day=TruncDate("created_at", tzinfo=tz))
+        .values("day")
+        .annotate(n=Count("pk"))
+        .values_list("day", "n")
+    )
     calendar = _days(since, until)
 
-    verdict_counts = dict(turns.exclude(audit_verdict="").values("audit_verdict").annotate(n=Count("pk")).values_list("audit_verdict", "n"))
+    verdict_counts = dict(
+        turns.exclude(audit_verdict="")
+        .values("audit_verdict")
+        .annotate(n=Count("pk"))
+        .values_list("audit_verdict", "n")
+    )
     audited = sum(verdict_counts.values())
     verdicts = tuple(
         (verdict, verdict_counts.get(verdict, 0), verdict_counts.get(verdict, 0) / audited if audited else 0.0)
@@ -81,9 +96,9 @@ def dashboard_metrics(*, days: int = DEFAULT_DAYS, now: datetime | None = None) 
         checked=Count("pk"), gated=Count("pk", filter=Q(state__retrieval__gated=True))
     )
 
-    approved = OutboundMessage.objects.filter(approved_at__isnull=False, approved_at__gte=start, approved_at__lte=now).exclude(
-        kind=OutboundMessage.Kind.HUMAN
-    )
+    approved = OutboundMessage.objects.filter(
+        approved_at__isnull=False, approved_at__gte=start, approved_at__lte=now
+    ).exclude(kind=OutboundMessage.Kind.HUMAN)
     waits = [
         (approved_at - created_at).total_seconds() / 60
         for approved_at, created_at in approved.annotate(c=F("created_at")).values_list("approved_at", "c")
@@ -94,18 +109,30 @@ def dashboard_metrics(*, days: int = DEFAULT_DAYS, now: datetime | None = None) 
         p90_minutes=round(_percentile(waits, 0.9), 1) if waits else None,
     )
 
-    needs_rows = turns.exclude(top_need="").values("region", "top_need").annotate(n=Count("pk")).order_by("region", "-n", "top_need")
+    needs_rows = (
+        turns.exclude(top_need="")
+        .values("region", "top_need")
+        .annotate(n=Count("pk"))
+        .order_by("region", "-n", "top_need")
+    )
     by_region: dict[str, list[tuple[str, int]]] = {}
     for row in needs_rows:
         by_region.setdefault(row["region"] or "unknown", []).append((row["top_need"], row["n"]))
     top_needs = tuple(
-        sorted(((region, tuple(rows[:3])) for region, rows in by_region.items()), key=lambda item: -sum(n for _, n in item[1]))
+        sorted(
+            ((region, tuple(rows[:3])) for region, rows in by_region.items()),
+            key=lambda item: -sum(n for _, n in item[1]),
+        )
     )
 
     # Map pins: resource cards with coordinates that finished turns showed (what the chat map drew).
     pins: dict[str, int] = {}
     for region, resources in turns.exclude(reply="").values_list("region", "state__resources").iterator(chunk_size=500):
-        count = sum(1 for item in resources or [] if isinstance(item, dict) and item.get("lat") is not None and item.get("lon") is not None)
+        count = sum(
+            1
+            for item in resources or []
+            if isinstance(item, dict) and item.get("lat") is not None and item.get("lon") is not None
+        )
         if count:
             pins[region or "unknown"] = pins.get(region or "unknown", 0) + count
 

@@ -35,7 +35,11 @@ class Client(models.Model):
     name = models.CharField(max_length=150, help_text="entered by staff")
     notes = models.TextField(blank=True, help_text="staff notes; never shown to the navigator or sent to a model")
     case_manager = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="clients",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="clients",
         help_text="empty: the client's flags go to the on-call queue",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE, db_index=True)

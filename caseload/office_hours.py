@@ -18,7 +18,9 @@ _DAY_NAMES = {
     "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
     "es": ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo"),
 }
-_RANGE = re.compile(r"^\s*(?P<d1>[A-Za-z]{3})(?:\s*-\s*(?P<d2>[A-Za-z]{3}))?\s+(?P<t1>\d{1,2}:\d{2})\s*-\s*(?P<t2>\d{1,2}:\d{2})\s*$")
+_RANGE = re.compile(
+    r"^\s*(?P<d1>[A-Za-z]{3})(?:\s*-\s*(?P<d2>[A-Za-z]{3}))?\s+(?P<t1>\d{1,2}:\d{2})\s*-\s*(?P<t2>\d{1,2}:\d{2})\s*$"
+)
 
 
 class OfficeHoursError(ValueError):
@@ -92,10 +94,14 @@ def human_request_notice(*, language: str, now: datetime, hours: OfficeHours) ->
     spanish = language == "es"
     if hours.is_open(now):
         if spanish:
-            return ("Le avisé a un administrador de casos. La oficina está abierta ahora; le responderán por este medio "
-                    "durante el horario de oficina de hoy. Si está en peligro, llame al 911.")
-        return ("I've let a case manager know. The office is open now, so someone will reply here during today's "
-                "office hours. If you are in danger, call 911.")
+            return (
+                "Le avisé a un administrador de casos. La oficina está abierta ahora; le responderán por este medio "
+                "durante el horario de oficina de hoy. Si está en peligro, llame al 911."
+            )
+        return (
+            "I've let a case manager know. The office is open now, so someone will reply here during today's "
+            "office hours. If you are in danger, call 911."
+        )
     opening = hours.next_opening(now)
     local_now = now.astimezone(hours.tz)
     day_names = _DAY_NAMES["es" if spanish else "en"]
@@ -107,11 +113,15 @@ def human_request_notice(*, language: str, now: datetime, hours: OfficeHours) ->
         name = day_names[opening.weekday()]
         when = f"el {name} a las {_clock(opening, 'es')}" if spanish else f"{name} at {_clock(opening, 'en')}"
     if spanish:
-        return (f"Le avisé a un administrador de casos. La oficina está cerrada ahora; abre {when} y le responderán "
-                "por este medio después de esa hora. Si está en peligro, llame al 911; en una crisis, llame o envíe "
-                "un texto al 988.")
-    return (f"I've let a case manager know. The office is closed now; it opens {when}, and someone will reply here "
-            "after that. If you are in danger, call 911; in a crisis, call or text 988.")
+        return (
+            f"Le avisé a un administrador de casos. La oficina está cerrada ahora; abre {when} y le responderán "
+            "por este medio después de esa hora. Si está en peligro, llame al 911; en una crisis, llame o envíe "
+            "un texto al 988."
+        )
+    return (
+        f"I've let a case manager know. The office is closed now; it opens {when}, and someone will reply here "
+        "after that. If you are in danger, call 911; in a crisis, call or text 988."
+    )
 
 
 def configured_office_hours() -> OfficeHours:

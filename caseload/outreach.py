@@ -41,7 +41,12 @@ def _client(user: Any, client_id: object) -> Client:
 
 
 def _sms_thread(client: Client) -> tuple[Contact, Conversation]:
-    contact = Contact.objects.select_for_update().filter(client_link__client=client, channel="sms").exclude(phone_hash="").first()
+    contact = (
+        Contact.objects.select_for_update()
+        .filter(client_link__client=client, channel="sms")
+        .exclude(phone_hash="")
+        .first()
+    )
     if contact is None:
         raise ReplyNotPossible(_REFUSALS["no_sms"])
     conversation = contact.conversations.filter(channel="sms").order_by("-created_at").first()
@@ -50,7 +55,9 @@ def _sms_thread(client: Client) -> tuple[Contact, Conversation]:
     return contact, conversation
 
 
-def client_reminder_add(*, client_id: object, user: Any, label: str, due_at: dt.datetime, now: dt.datetime | None = None) -> Reminder:
+def client_reminder_add(
+    *, client_id: object, user: Any, label: str, due_at: dt.datetime, now: dt.datetime | None = None
+) -> Reminder:
     """Add a reminder for a linked client; the person is texted to confirm it (YES) before any send."""
     now = now or timezone.now()
     text = (label or "").strip()
@@ -61,29 +68,55 @@ def client_reminder_add(*, client_id: object, user: Any, label: str, due_at: dt.
         contact, conversation = _sms_thread(client)
         try:
             result = reminder_request(
-                contact=contact, conversation=conversation, text=text, now=now, language=conversation.language or contact.language,
-                created_by=actor_of(user), due_at=due_at, label=text[:60],
+                contact=contact,
+                conversation=conversation,
+                text=text,
+                now=now,
+                language=conversation.language or contact.language,
+                created_by=actor_of(user),
+                due_at=due_at,
+                label=text[:60],
             )
         except ReminderRefused as refused:
             raise ReplyNotPossible(_REFUSALS.get(refused.code, "This reminder cannot be set.")) from None
         assert not isinstance(result, ReminderAsk)  # noqa: S101 - a due_at was given, so nothing is left to ask
-        audit_event_record(action="caseload.reminder_added", actor=actor_of(user), object_type="client", object_id=client.pk, data={"reminder": str(result.pk)})
+        audit_event_record(
+            action="caseload.reminder_added",
+            actor=actor_of(user),
+            object_type="client",
+            object_id=client.pk,
+            data={"reminder": str(result.pk)},
+        )
     return result
 
 
-def client_plan(*, client_id: object, user: Any, destination: str, needs: tuple[str, ...] = (), language: str = "en", today: dt.date | None = None) -> ReleasePlan:
+def client_plan(
+    *,
+    client_id: object,
+    user: Any,
+    destination: str,
+    needs: tuple[str, ...] = (),
+    language: str = "en",
+    today: dt.date | None = None,
+) -> ReleasePlan:
     """The release plan of a client (their release date and supervision type) for a pre-release meeting."""
     client = _client(user, client_id)
     if client.release_date is None:
         raise ReplyNotPossible("Enter the client's release date first.")
     request = plan_request_make(
-        release_date=client.release_date, destination=destination, supervision=client.supervision_type, needs=needs,
-        language=language, today=today,
+        release_date=client.release_date,
+        destination=destination,
+        supervision=client.supervision_type,
+        needs=needs,
+        language=language,
+        today=today,
     )
     return plan_build(request=request)
 
 
-def client_plan_send_sms(*, client_id: object, user: Any, destination: str, language: str = "en", now: dt.datetime | None = None) -> int:
+def client_plan_send_sms(
+    *, client_id: object, user: Any, destination: str, language: str = "en", now: dt.datetime | None = None
+) -> int:
     """Text the client's plan in parts (a case manager's own approved messages); returns the parts queued."""
     now = now or timezone.now()
     with transaction.atomic(durable=True):
@@ -94,9 +127,18 @@ def client_plan_send_sms(*, client_id: object, user: Any, destination: str, lang
         if contact.opted_out:
             raise ReplyNotPossible(_REFUSALS["opted_out"])
         request = plan_request_make(
-            release_date=client.release_date, destination=destination, supervision=client.supervision_type, language=language,
+            release_date=client.release_date,
+            destination=destination,
+            supervision=client.supervision_type,
+            language=language,
             today=min(client.release_date, now.date()),
         )
         parts = plan_send_sms(conversation=conversation, request=request, now=now, created_by=actor_of(user))
-        audit_event_record(action="caseload.plan_sent", actor=actor_of(user), object_type="client", object_id=client.pk, data={"parts": parts})
+        audit_event_record(
+            action="caseload.plan_sent",
+            actor=actor_of(user),
+            object_type="client",
+            object_id=client.pk,
+            data={"parts": parts},
+        )
     return parts

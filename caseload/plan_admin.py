@@ -35,13 +35,20 @@ def plan_view(model_admin: Any, request: HttpRequest, object_id: str) -> HttpRes
     if destination:
         try:
             plan = client_plan(client_id=client.pk, user=request.user, destination=destination, language=language)
-            audit_event_record(action="caseload.plan_viewed", actor=actor_of(request.user), object_type="client", object_id=client.pk)
+            audit_event_record(
+                action="caseload.plan_viewed", actor=actor_of(request.user), object_type="client", object_id=client.pk
+            )
         except (PlanError, CaseloadError) as exc:
             error = exc.message(language) if isinstance(exc, PlanError) else str(exc)
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": f"Release plan: {client.name}", "client": client, "plan": plan, "error": error,
-        "destination": destination, "language": language, "opts": model_admin.model._meta,
+        "title": f"Release plan: {client.name}",
+        "client": client,
+        "plan": plan,
+        "error": error,
+        "destination": destination,
+        "language": language,
+        "opts": model_admin.model._meta,
     }
     return TemplateResponse(request, "admin/caseload/client_plan.html", context)
 
@@ -49,12 +56,19 @@ def plan_view(model_admin: Any, request: HttpRequest, object_id: str) -> HttpRes
 def _post(request: HttpRequest, *, client_id: object, destination: str, language: str) -> None:
     try:
         if request.POST.get("action") == "send_sms":
-            parts = client_plan_send_sms(client_id=client_id, user=request.user, destination=destination, language=language)
+            parts = client_plan_send_sms(
+                client_id=client_id, user=request.user, destination=destination, language=language
+            )
             messages.success(request, f"Plan queued by SMS in {parts} parts.")
         elif request.POST.get("action") == "add_reminder":
             day = dt.date.fromisoformat(request.POST.get("date", ""))
             clock = dt.time.fromisoformat(request.POST.get("time", ""))
-            client_reminder_add(client_id=client_id, user=request.user, label=request.POST.get("label", ""), due_at=dt.datetime.combine(day, clock, tzinfo=TZ))
+            client_reminder_add(
+                client_id=client_id,
+                user=request.user,
+                label=request.POST.get("label", ""),
+                due_at=dt.datetime.combine(day, clock, tzinfo=TZ),
+            )
             messages.success(request, "Reminder added. The person gets a text asking them to reply YES.")
     except ValueError:
         messages.error(request, "Give the reminder a date and a time.")

@@ -94,15 +94,31 @@ def priority_explain(inputs: PriorityInputs, *, today: date) -> Priority:
         drivers.append(PriorityDriver("asked_for_person", "asked for a person", POINTS_ASKED_FOR_PERSON))
     if inputs.pending_replies:
         counted = min(inputs.pending_replies, MAX_PENDING_COUNTED)
-        drivers.append(PriorityDriver("pending_replies", f"{inputs.pending_replies} repl{'y' if inputs.pending_replies == 1 else 'ies'} waiting for approval", counted * POINTS_PER_PENDING_REPLY))
+        drivers.append(
+            PriorityDriver(
+                "pending_replies",
+                f"{inputs.pending_replies} repl{'y' if inputs.pending_replies == 1 else 'ies'} waiting for approval",
+                counted * POINTS_PER_PENDING_REPLY,
+            )
+        )
     points, days = release_points(inputs.release_date, today)
     if points:
-        drivers.append(PriorityDriver("released_recently", f"released {days} day{'' if days == 1 else 's'} ago", points))
+        drivers.append(
+            PriorityDriver("released_recently", f"released {days} day{'' if days == 1 else 's'} ago", points)
+        )
     if inputs.unanswered:
         counted = min(inputs.unanswered, MAX_UNANSWERED_COUNTED)
-        drivers.append(PriorityDriver("unanswered", f"{inputs.unanswered} unanswered message{'' if inputs.unanswered == 1 else 's'}", counted * POINTS_PER_UNANSWERED))
+        drivers.append(
+            PriorityDriver(
+                "unanswered",
+                f"{inputs.unanswered} unanswered message{'' if inputs.unanswered == 1 else 's'}",
+                counted * POINTS_PER_UNANSWERED,
+            )
+        )
     if inputs.missed_appointment:
-        drivers.append(PriorityDriver("missed_appointment", "mentioned a missed appointment", POINTS_MISSED_APPOINTMENT))
+        drivers.append(
+            PriorityDriver("missed_appointment", "mentioned a missed appointment", POINTS_MISSED_APPOINTMENT)
+        )
     drivers.sort(key=lambda driver: (-driver.points, driver.code))
     return Priority(score=sum(driver.points for driver in drivers), drivers=tuple(drivers))
 
@@ -114,7 +130,9 @@ def _client_turns() -> QuerySet[Turn]:
 def _count(queryset: QuerySet[Any]) -> Subquery:
     """A correlated COUNT(*) subquery (no GROUP BY on the outer query, so annotations stay independent)."""
     return Coalesce(
-        Subquery(queryset.order_by().annotate(_group=Value(1)).values("_group").annotate(n=Count("pk")).values("n")[:1]),
+        Subquery(
+            queryset.order_by().annotate(_group=Value(1)).values("_group").annotate(n=Count("pk")).values("n")[:1]
+        ),
         Value(0),
     )
 
@@ -124,7 +142,9 @@ def annotate_priority(queryset: QuerySet[Any], *, now: datetime) -> QuerySet[Any
     today = timezone.localdate(now)
     turns = _client_turns()
     answered_after = OutboundMessage.objects.filter(
-        conversation_id=OuterRef("conversation_id"), status__in=DELIVERED_STATUSES, created_at__gte=OuterRef("created_at")
+        conversation_id=OuterRef("conversation_id"),
+        status__in=DELIVERED_STATUSES,
+        created_at__gte=OuterRef("created_at"),
     )
     unanswered = (
         Turn.objects.filter(conversation__contact__client_link__client=OuterRef("pk"), created_at__gte=now - RECENT)
@@ -136,9 +156,15 @@ def annotate_priority(queryset: QuerySet[Any], *, now: datetime) -> QuerySet[Any
         p_crisis_72h=Exists(turns.exclude(crisis="none").filter(created_at__gte=now - CRISIS_RECENT)),
         p_crisis_7d=Exists(turns.exclude(crisis="none").filter(created_at__gte=now - CRISIS_WEEK)),
         p_asked_for_person=Exists(
-            Conversation.objects.filter(contact__client_link__client=OuterRef("pk"), needs_human=True, needs_human_reason="asked_for_human")
+            Conversation.objects.filter(
+                contact__client_link__client=OuterRef("pk"), needs_human=True, needs_human_reason="asked_for_human"
+            )
         ),
-        p_pending=_count(OutboundMessage.objects.filter(conversation__contact__client_link__client=OuterRef("pk"), status__in=WAITING_STATUSES)),
+        p_pending=_count(
+            OutboundMessage.objects.filter(
+                conversation__contact__client_link__client=OuterRef("pk"), status__in=WAITING_STATUSES
+            )
+        ),
         p_unanswered=_count(unanswered),
         p_missed=Exists(turns.filter(created_at__gte=now - RECENT, redacted_text__iregex=MISSED_APPOINTMENT_PATTERN)),
     )
@@ -157,11 +183,17 @@ def annotate_priority(queryset: QuerySet[Any], *, now: datetime) -> QuerySet[Any
             default=Value(0),
             output_field=IntegerField(),
         )
-        + Case(When(p_asked_for_person=True, then=Value(POINTS_ASKED_FOR_PERSON)), default=Value(0), output_field=IntegerField())
+        + Case(
+            When(p_asked_for_person=True, then=Value(POINTS_ASKED_FOR_PERSON)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
         + Least(F("p_pending"), Value(MAX_PENDING_COUNTED)) * Value(POINTS_PER_PENDING_REPLY)
         + release_case
         + Least(F("p_unanswered"), Value(MAX_UNANSWERED_COUNTED)) * Value(POINTS_PER_UNANSWERED)
-        + Case(When(p_missed=True, then=Value(POINTS_MISSED_APPOINTMENT)), default=Value(0), output_field=IntegerField())
+        + Case(
+            When(p_missed=True, then=Value(POINTS_MISSED_APPOINTMENT)), default=Value(0), output_field=IntegerField()
+        )
     )
     return annotated.annotate(priority=score)
 

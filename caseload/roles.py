@@ -22,8 +22,19 @@ ROLE_NAMES: Final = (ADMIN, SUPERVISOR, CASE_MANAGER, PARTNER_EDITOR)
 _CONVERSATION_MODELS = ("contact", "conversation", "turn", "noderun", "outboundmessage")
 _DIRECTORY_OBJECTS = ("organization", "service", "location", "phone", "schedule")
 _RESOURCES_ALL = (
-    "taxonomy", "taxonomyterm", "organization", "service", "location", "serviceatlocation", "phone", "schedule",
-    "requireddocument", "attribute", "partnermembership", "feedrefresh", "changerequest",
+    "taxonomy",
+    "taxonomyterm",
+    "organization",
+    "service",
+    "location",
+    "serviceatlocation",
+    "phone",
+    "schedule",
+    "requireddocument",
+    "attribute",
+    "partnermembership",
+    "feedrefresh",
+    "changerequest",
 )
 
 
@@ -34,27 +45,43 @@ def _view(app: str, models: tuple[str, ...]) -> list[str]:
 # "app_label.codename". Case managers never delete anything: transcripts and outbox rows are records.
 ROLE_PERMISSIONS: Final[dict[str, tuple[str, ...]]] = {
     CASE_MANAGER: (
-        "caseload.view_client", "caseload.add_client", "caseload.change_client",
-        "caseload.view_clientcontact", "caseload.add_clientcontact", "caseload.change_clientcontact",
-        "caseload.approve_outbound", "caseload.take_over_conversation",
+        "caseload.view_client",
+        "caseload.add_client",
+        "caseload.change_client",
+        "caseload.view_clientcontact",
+        "caseload.add_clientcontact",
+        "caseload.change_clientcontact",
+        "caseload.approve_outbound",
+        "caseload.take_over_conversation",
         *_view("conversations", _CONVERSATION_MODELS),
     ),
     SUPERVISOR: (
-        "caseload.view_client", "caseload.add_client", "caseload.change_client",
-        "caseload.view_clientcontact", "caseload.add_clientcontact", "caseload.change_clientcontact",
+        "caseload.view_client",
+        "caseload.add_client",
+        "caseload.change_client",
+        "caseload.view_clientcontact",
+        "caseload.add_clientcontact",
+        "caseload.change_clientcontact",
         "caseload.delete_clientcontact",
-        "caseload.view_all_clients", "caseload.approve_outbound", "caseload.take_over_conversation",
-        "caseload.view_oncall_queue", "caseload.view_dashboard",
+        "caseload.view_all_clients",
+        "caseload.approve_outbound",
+        "caseload.take_over_conversation",
+        "caseload.view_oncall_queue",
+        "caseload.view_dashboard",
         *_view("conversations", _CONVERSATION_MODELS),
-        *_view("resources", _RESOURCES_ALL), "resources.change_changerequest",
-        "corpus.view_corpusentry", "corpus.view_corpusentryversion",
+        *_view("resources", _RESOURCES_ALL),
+        "resources.change_changerequest",
+        "corpus.view_corpusentry",
+        "corpus.view_corpusentryversion",
         "audit.view_auditevent",
     ),
     # Partners propose edits for their own organization only; the resources admin scopes them and
     # turns a "change" into a ChangeRequest. They see nothing of caseload or conversations.
     PARTNER_EDITOR: (
-        *_view("resources", _DIRECTORY_OBJECTS), *[f"resources.change_{model}" for model in _DIRECTORY_OBJECTS],
-        "resources.view_changerequest", "resources.add_changerequest",
+        *_view("resources", _DIRECTORY_OBJECTS),
+        *[f"resources.change_{model}" for model in _DIRECTORY_OBJECTS],
+        "resources.view_changerequest",
+        "resources.add_changerequest",
     ),
 }
 # The admin group holds every permission (its members are also superusers in the demo seed).

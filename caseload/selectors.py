@@ -48,7 +48,9 @@ def client_queryset(*, user: Any) -> QuerySet[Client]:
 
 def _unassigned_flagged() -> Q:
     """Flagged conversations with no client, or whose client has no case manager: the on-call queue."""
-    return Q(needs_human=True) & (Q(contact__client_link__isnull=True) | Q(contact__client_link__client__case_manager__isnull=True))
+    return Q(needs_human=True) & (
+        Q(contact__client_link__isnull=True) | Q(contact__client_link__client__case_manager__isnull=True)
+    )
 
 
 def conversation_queryset(*, user: Any) -> QuerySet[Conversation]:
@@ -98,7 +100,11 @@ def approval_queue(*, user: Any) -> QuerySet[OutboundMessage]:
     return (
         outbound_queryset(user=user)
         .filter(status__in=priority_rules.WAITING_STATUSES)
-        .annotate(is_crisis=Case(When(Q(crisis=True) | crisis_turn, then=Value(1)), default=Value(0), output_field=IntegerField()))
+        .annotate(
+            is_crisis=Case(
+                When(Q(crisis=True) | crisis_turn, then=Value(1)), default=Value(0), output_field=IntegerField()
+            )
+        )
         .select_related("turn", "conversation", "conversation__contact")
         .order_by("-is_crisis", "created_at", "pk")
     )
@@ -189,6 +195,8 @@ def client_snapshot(*, client: Client, now: datetime | None = None) -> ClientSna
         days_since_release=days,
         mode_human=conversations.filter(mode=Conversation.Mode.HUMAN).exists(),
         needs_human_reason=flagged or "",
-        pending_replies=OutboundMessage.objects.filter(conversation__in=conversations, status__in=priority_rules.WAITING_STATUSES).count(),
+        pending_replies=OutboundMessage.objects.filter(
+            conversation__in=conversations, status__in=priority_rules.WAITING_STATUSES
+        ).count(),
         turns=snapshots,
     )

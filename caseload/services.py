@@ -64,9 +64,21 @@ def conversation_take_over(*, conversation_id: object, user: Any) -> Conversatio
         # The person who asked for a human (or had a crisis) now has one: the flag is answered.
         conversation.needs_human = False
         conversation.needs_human_reason = ""
-        conversation.save(update_fields=["mode", "mode_changed_by", "mode_changed_at", "needs_human", "needs_human_reason", "updated_at"])
+        conversation.save(
+            update_fields=[
+                "mode",
+                "mode_changed_by",
+                "mode_changed_at",
+                "needs_human",
+                "needs_human_reason",
+                "updated_at",
+            ]
+        )
         audit_event_record(
-            action="conversation.taken_over", actor=actor_of(user), object_type="conversation", object_id=conversation.pk,
+            action="conversation.taken_over",
+            actor=actor_of(user),
+            object_type="conversation",
+            object_id=conversation.pk,
             data={"cleared_flag": cleared},
         )
     return conversation
@@ -85,7 +97,10 @@ def conversation_hand_back(*, conversation_id: object, user: Any) -> Conversatio
         conversation.mode_changed_at = timezone.now()
         conversation.save(update_fields=["mode", "mode_changed_by", "mode_changed_at", "updated_at"])
         audit_event_record(
-            action="conversation.handed_back", actor=actor_of(user), object_type="conversation", object_id=conversation.pk,
+            action="conversation.handed_back",
+            actor=actor_of(user),
+            object_type="conversation",
+            object_id=conversation.pk,
             data={"held_by_self": held_by == user.get_username()},
         )
     return conversation
@@ -100,7 +115,13 @@ def conversation_flag_clear(*, conversation_id: object, user: Any) -> Conversati
         conversation.needs_human = False
         conversation.needs_human_reason = ""
         conversation.save(update_fields=["needs_human", "needs_human_reason", "updated_at"])
-        audit_event_record(action="conversation.flag_cleared", actor=actor_of(user), object_type="conversation", object_id=conversation.pk, data={"reason": reason})
+        audit_event_record(
+            action="conversation.flag_cleared",
+            actor=actor_of(user),
+            object_type="conversation",
+            object_id=conversation.pk,
+            data={"reason": reason},
+        )
     return conversation
 
 
@@ -122,14 +143,21 @@ def conversation_reply_sms(*, conversation_id: object, user: Any, body: str) -> 
         if contact.opted_out:
             raise ReplyNotPossible("This person replied STOP; no message can be sent until they text START.")
         message = outbound_create(
-            conversation=conversation, turn=None, body=text, kind=OutboundMessage.Kind.HUMAN,
-            status=OutboundMessage.Status.APPROVED, actor=actor_of(user),
+            conversation=conversation,
+            turn=None,
+            body=text,
+            kind=OutboundMessage.Kind.HUMAN,
+            status=OutboundMessage.Status.APPROVED,
+            actor=actor_of(user),
         )
         message.approved_by = user.get_username()
         message.approved_at = timezone.now()
         message.save(update_fields=["approved_by", "approved_at", "updated_at"])
         audit_event_record(
-            action="caseload.reply_sent", actor=actor_of(user), object_type="outbound", object_id=message.pk,
+            action="caseload.reply_sent",
+            actor=actor_of(user),
+            object_type="outbound",
+            object_id=message.pk,
             data={"conversation": str(conversation.pk), "chars": len(text)},
         )
     return message
@@ -150,9 +178,14 @@ def queue_approve(*, message_id: object, user: Any, body: str | None = None, via
     _require(user, selectors.PERM_APPROVE)
     message = _message_for(user, message_id)
     edited = body is not None and body.strip() != "" and body.strip() != message.body.strip()
-    approved = _sms_services().outbound_approve(message_id=message.pk, actor=user, body=body.strip() if edited and body else None)
+    approved = _sms_services().outbound_approve(
+        message_id=message.pk, actor=user, body=body.strip() if edited and body else None
+    )
     audit_event_record(
-        action="caseload.outbound_approved", actor=actor_of(user), object_type="outbound", object_id=message.pk,
+        action="caseload.outbound_approved",
+        actor=actor_of(user),
+        object_type="outbound",
+        object_id=message.pk,
         data={"via": via, "edited": edited, "crisis": message.crisis},
     )
     return approved
@@ -167,7 +200,10 @@ def queue_reject(*, message_id: object, user: Any, reason: str) -> OutboundMessa
     message = _message_for(user, message_id)
     rejected = _sms_services().outbound_reject(message_id=message.pk, actor=user, reason=reason[:300])
     audit_event_record(
-        action="caseload.outbound_rejected", actor=actor_of(user), object_type="outbound", object_id=message.pk,
+        action="caseload.outbound_rejected",
+        actor=actor_of(user),
+        object_type="outbound",
+        object_id=message.pk,
         data={"via": "queue", "reason_chars": len(reason)},
     )
     return rejected
@@ -206,8 +242,16 @@ def client_contact_link(*, client: Client, contact: Contact, user: Any) -> Clien
         if existing is not None and existing.client_id != client.pk and not selectors.sees_all(user):
             # Moving a number between caseloads would hand one person's messages to another case manager.
             raise NotPermitted("This number is linked to another client; ask a supervisor to move it.")
-        link, _ = ClientContact.objects.update_or_create(contact=contact, defaults={"client": client, "linked_by": user.get_username()})
-        audit_event_record(action="caseload.contact_linked", actor=actor_of(user), object_type="client", object_id=client.pk, data={"contact": str(contact.pk)})
+        link, _ = ClientContact.objects.update_or_create(
+            contact=contact, defaults={"client": client, "linked_by": user.get_username()}
+        )
+        audit_event_record(
+            action="caseload.contact_linked",
+            actor=actor_of(user),
+            object_type="client",
+            object_id=client.pk,
+            data={"contact": str(contact.pk)},
+        )
     return link
 
 

@@ -33,20 +33,28 @@ class SummaryOutput(BaseModel):
 
 
 def _supervision_label(value: str) -> str:
-    return {"mandatory_supervision": "mandatory supervision", "none": "no supervision", "unknown": "supervision unknown"}.get(value, value)
+    return {
+        "mandatory_supervision": "mandatory supervision",
+        "none": "no supervision",
+        "unknown": "supervision unknown",
+    }.get(value, value)
 
 
 def summarize_deterministic(snapshot: ClientSnapshot) -> ClientSummary:
     """A template summary from the snapshot's facts (demo mode, and the fallback when the model fails)."""
     bullets: list[str] = []
     if snapshot.days_since_release is not None:
-        bullets.append(f"Released {snapshot.days_since_release} days ago; {_supervision_label(snapshot.supervision_type)}.")
+        bullets.append(
+            f"Released {snapshot.days_since_release} days ago; {_supervision_label(snapshot.supervision_type)}."
+        )
     else:
         bullets.append(f"Release date not recorded; {_supervision_label(snapshot.supervision_type)}.")
     crises = [turn for turn in snapshot.turns if turn.crisis != "none"]
     if crises:
         last = crises[-1]
-        bullets.append(f"Crisis flagged ({last.crisis.replace('_', ' ')}) on {last.at:%b %d}; the crisis line was sent at once.")
+        bullets.append(
+            f"Crisis flagged ({last.crisis.replace('_', ' ')}) on {last.at:%b %d}; the crisis line was sent at once."
+        )
     if snapshot.needs_human_reason == "asked_for_human":
         bullets.append("Asked to talk to a person.")
     missed = [turn for turn in snapshot.turns if _mentions_missed_appointment(turn.redacted_text)]
@@ -54,7 +62,11 @@ def summarize_deterministic(snapshot: ClientSnapshot) -> ClientSummary:
         bullets.append(f"Mentioned a missed appointment on {missed[-1].at:%b %d}.")
     needs = Counter(turn.top_need for turn in snapshot.turns if turn.top_need and turn.top_need != "other")
     if needs:
-        bullets.append("Asked about " + ", ".join(f"{need.replace('_', ' ')} ({count})" for need, count in needs.most_common(3)) + ".")
+        bullets.append(
+            "Asked about "
+            + ", ".join(f"{need.replace('_', ' ')} ({count})" for need, count in needs.most_common(3))
+            + "."
+        )
     waiting = _waiting_on_you(snapshot)
     if waiting:
         bullets.append("Waiting on you: " + "; ".join(waiting) + ".")
@@ -62,7 +74,11 @@ def summarize_deterministic(snapshot: ClientSnapshot) -> ClientSummary:
         bullets.append(_last_message(snapshot))
     if not snapshot.turns:
         bullets.append("No messages yet.")
-    return ClientSummary(bullets=tuple(bullets[:MAX_BULLETS]), source="deterministic", needs=tuple(need for need, _ in needs.most_common(3)))
+    return ClientSummary(
+        bullets=tuple(bullets[:MAX_BULLETS]),
+        source="deterministic",
+        needs=tuple(need for need, _ in needs.most_common(3)),
+    )
 
 
 def _waiting_on_you(snapshot: ClientSnapshot) -> list[str]:
@@ -130,7 +146,9 @@ def summarize(snapshot: ClientSnapshot) -> ClientSummary:
         logger.warning("caseload summary fell back to the template: %s", exc.kind)
         return fallback
     bullets = tuple(bullet.strip()[:300] for bullet in result.value.bullets if bullet.strip())
-    return ClientSummary(bullets=bullets or fallback.bullets, source="llm" if bullets else "deterministic", needs=fallback.needs)
+    return ClientSummary(
+        bullets=bullets or fallback.bullets, source="llm" if bullets else "deterministic", needs=fallback.needs
+    )
 
 
 def client_summary(*, client: object, now: datetime | None = None) -> ClientSummary:

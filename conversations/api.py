@@ -83,13 +83,33 @@ class ConversationCreateView(APIView):
 
     @extend_schema(
         request=ConversationCreateSerializer,
-        responses={201: inline_serializer("ConversationCreated", fields={"conversation_id": serializers.UUIDField(), "token": serializers.CharField(), "language": serializers.CharField()}), 400: ERROR_SCHEMA},
+        responses={
+            201: inline_serializer(
+                "ConversationCreated",
+                fields={
+                    "conversation_id": serializers.UUIDField(),
+                    "token": serializers.CharField(),
+                    "language": serializers.CharField(),
+                },
+            ),
+            400: ERROR_SCHEMA,
+        },
     )
     def post(self, request: Request) -> Response:
         data = _valid(ConversationCreateSerializer, request)
         conversation, token = services.conversation_create(channel="web", language=data.get("language"))
-        response = Response({"conversation_id": str(conversation.pk), "token": token, "language": conversation.language}, status=status.HTTP_201_CREATED)
-        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict", secure=not settings.DEBUG and request.is_secure(), max_age=60 * 60 * 24 * 30)
+        response = Response(
+            {"conversation_id": str(conversation.pk), "token": token, "language": conversation.language},
+            status=status.HTTP_201_CREATED,
+        )
+        response.set_cookie(
+            TOKEN_COOKIE,
+            token,
+            httponly=True,
+            samesite="Strict",
+            secure=not settings.DEBUG and request.is_secure(),
+            max_age=60 * 60 * 24 * 30,
+        )
         return response
 
 
@@ -98,14 +118,31 @@ class TurnCreateView(APIView):
 
     authentication_classes: list[Any] = []
 
-    @extend_schema(request=TurnCreateSerializer, responses={200: TURN_SCHEMA, 201: TURN_SCHEMA, 202: TURN_SCHEMA, 400: ERROR_SCHEMA, 403: ERROR_SCHEMA, 404: ERROR_SCHEMA, 409: ERROR_SCHEMA, 413: ERROR_SCHEMA, 429: ERROR_SCHEMA})
+    @extend_schema(
+        request=TurnCreateSerializer,
+        responses={
+            200: TURN_SCHEMA,
+            201: TURN_SCHEMA,
+            202: TURN_SCHEMA,
+            400: ERROR_SCHEMA,
+            403: ERROR_SCHEMA,
+            404: ERROR_SCHEMA,
+            409: ERROR_SCHEMA,
+            413: ERROR_SCHEMA,
+            429: ERROR_SCHEMA,
+        },
+    )
     def post(self, request: Request, conversation_id: uuid.UUID) -> Response:
-        conversation = selectors.conversation_get_authorized(conversation_id=conversation_id, token=request_token(request))
+        conversation = selectors.conversation_get_authorized(
+            conversation_id=conversation_id, token=request_token(request)
+        )
         # Before anything is recorded: a refused message is not lost, the page keeps it in the input box.
         ratelimit.turn_rate_check(request=request, conversation_id=conversation.pk)
         data = _valid(TurnCreateSerializer, request)
         key = data.get("client_message_id") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex
-        turn, created = services.turn_start(conversation=conversation, text=data["text"], idempotency_key=key, language=data.get("language"))
+        turn, created = services.turn_start(
+            conversation=conversation, text=data["text"], idempotency_key=key, language=data.get("language")
+        )
         if created:
             if data["wait"]:
                 turn = services.turn_run(turn_id=turn.pk)
@@ -152,7 +189,11 @@ def _authorize_and_release(turn_id: str, token: str | None) -> None:
 
 def _poll(turn_id: str, after_step: int) -> tuple[list[dict[str, Any]], str]:
     try:
-        runs = list(NodeRun.objects.filter(turn_id=turn_id, step__gt=after_step).order_by("step").values("step", "node", "ms", "transition", "outcome"))
+        runs = list(
+            NodeRun.objects.filter(turn_id=turn_id, step__gt=after_step)
+            .order_by("step")
+            .values("step", "node", "ms", "transition", "outcome")
+        )
         turn_status = Turn.objects.values_list("status", flat=True).get(pk=turn_id)
         return runs, turn_status
     finally:

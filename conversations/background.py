@@ -94,7 +94,9 @@ def _publish_forever(outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]) -> 
             # Nobody waits on these results: skip the result backend, so publishing needs only the broker.
             task.apply_async(args=list(args), ignore_result=True, retry_policy=_PUBLISH_RETRY)
         except Exception as exc:  # noqa: BLE001 - kombu/redis raise several types; any of them means "no broker"
-            logger.warning("broker unavailable (%s): running %s in this process", type(exc).__name__, getattr(task, "name", task))
+            logger.warning(
+                "broker unavailable (%s): running %s in this process", type(exc).__name__, getattr(task, "name", task)
+            )
             _run_locally(task, args)
         finally:
             with _lock:

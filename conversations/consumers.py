@@ -24,7 +24,9 @@ class ConversationProgressConsumer(AsyncJsonWebsocketConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode())
         token = (query.get("token") or [None])[0] or self._cookie_token()
         try:
-            await database_sync_to_async(selectors.conversation_get_authorized)(conversation_id=conversation_id, token=token)
+            await database_sync_to_async(selectors.conversation_get_authorized)(
+                conversation_id=conversation_id, token=token
+            )
         except ConversationError:
             await self.close(code=4403)
             return

@@ -41,8 +41,13 @@ class CrisisOpinionOut(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     category: Literal[
-        "none", "suicide_self_harm", "domestic_violence", "medical_emergency_overdose",
-        "immediate_danger", "sexual_assault", "housing_emergency",
+        "none",
+        "suicide_self_harm",
+        "domestic_violence",
+        "medical_emergency_overdose",
+        "immediate_danger",
+        "sexual_assault",
+        "housing_emergency",
     ]
     severity: Literal["none", "elevated", "high", "imminent"]
 

@@ -88,6 +88,8 @@ def publish_progress(conversation_id: str, payload: dict[str, Any]) -> None:
     with _lock:
         outbox = _outboxes.setdefault(loop, _Outbox())
     try:
-        loop.call_soon_threadsafe(outbox.push, layer, conversation_group(conversation_id), {"type": "turn.progress", **payload})
+        loop.call_soon_threadsafe(
+            outbox.push, layer, conversation_group(conversation_id), {"type": "turn.progress", **payload}
+        )
     except RuntimeError:  # the loop closed between the check and the call (process shutting down)
         logger.warning("progress event not delivered for conversation %s", conversation_id)

@@ -158,7 +158,11 @@ def structured_call(
     budget = min(timeout or settings.LLM_TIMEOUT_SECONDS, settings.LLM_TIMEOUT_SECONDS)
     if budget <= 0:
         raise LLMError("no time left in the turn's budget", retryable=False, kind="deadline")
-    tool = {"name": tool_name, "description": tool_description, "input_schema": input_schema or schema.model_json_schema()}
+    tool = {
+        "name": tool_name,
+        "description": tool_description,
+        "input_schema": input_schema or schema.model_json_schema(),
+    }
     started = time.perf_counter()
     response = _create(
         budget,
@@ -181,7 +185,9 @@ def structured_call(
     except ValidationError as exc:
         # Log the shape of the problem only: field paths, never the content.
         logger.warning("LLM output failed validation: %s", [error["loc"] for error in exc.errors()])
-        raise _with_usage(LLMError("model output failed validation", retryable=False, kind="malformed"), usage) from None
+        raise _with_usage(
+            LLMError("model output failed validation", retryable=False, kind="malformed"), usage
+        ) from None
     return LLMResult(value=value, usage=usage)
 
 
@@ -222,14 +228,19 @@ def cited_call(
     if budget <= 0:
         raise LLMError("no time left in the turn's budget", retryable=False, kind="deadline")
     started = time.perf_counter()
-    response = _create(budget, model=model, max_tokens=max_tokens, system=_system_blocks(model, system), messages=list(messages))
+    response = _create(
+        budget, model=model, max_tokens=max_tokens, system=_system_blocks(model, system), messages=list(messages)
+    )
     usage = _usage(model, response, started)
     if response.stop_reason == "refusal":
         raise _with_usage(LLMError("the model refused", retryable=False, kind="refusal"), usage)
     raw = [
         {
             "text": getattr(block, "text", ""),
-            "citations": [c.model_dump() if hasattr(c, "model_dump") else dict(c) for c in (getattr(block, "citations", None) or [])],
+            "citations": [
+                c.model_dump() if hasattr(c, "model_dump") else dict(c)
+                for c in (getattr(block, "citations", None) or [])
+            ],
         }
         for block in response.content
         if getattr(block, "type", "") == "text"
@@ -238,13 +249,17 @@ def cited_call(
         value = CitedAnswer.model_validate({"blocks": raw})
     except ValidationError as exc:
         logger.warning("LLM cited answer failed validation: %s", [error["loc"] for error in exc.errors()])
-        raise _with_usage(LLMError("model output failed validation", retryable=False, kind="malformed"), usage) from None
+        raise _with_usage(
+            LLMError("model output failed validation", retryable=False, kind="malformed"), usage
+        ) from None
     return LLMResult(value=value, usage=usage)
 
 
 def _create(budget: float, *, max_retries: int | None = None, **kwargs: Any) -> Any:
     """One Messages API call, its failures mapped to LLMError."""
-    options: dict[str, Any] = {"timeout": budget} if max_retries is None else {"timeout": budget, "max_retries": max_retries}
+    options: dict[str, Any] = (
+        {"timeout": budget} if max_retries is None else {"timeout": budget, "max_retries": max_retries}
+    )
     try:
         return _get_client().with_options(**options).messages.create(**kwargs)
     except anthropic.APITimeoutError:

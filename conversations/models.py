@@ -27,16 +27,24 @@ class Contact(models.Model):
     opted_out_at = models.DateTimeField(null=True, blank=True)
     consent_version = models.CharField(max_length=20, blank=True, help_text="privacy notice version accepted/shown")
     consent_at = models.DateTimeField(null=True, blank=True)
-    sms_rate_notice_at = models.DateTimeField(null=True, blank=True, help_text="last 'too many messages' notice (one per window)")
+    sms_rate_notice_at = models.DateTimeField(
+        null=True, blank=True, help_text="last 'too many messages' notice (one per window)"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["phone_hash"], condition=~Q(phone_hash=""), name="contact_phone_hash_unique"),
+            models.UniqueConstraint(
+                fields=["phone_hash"], condition=~Q(phone_hash=""), name="contact_phone_hash_unique"
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.channel} contact …{self.phone_last4}" if self.phone_last4 else f"{self.channel} contact {str(self.id)[:8]}"
+        return (
+            f"{self.channel} contact …{self.phone_last4}"
+            if self.phone_last4
+            else f"{self.channel} contact {str(self.id)[:8]}"
+        )
 
 
 class Conversation(models.Model):
@@ -50,7 +58,9 @@ class Conversation(models.Model):
     contact = models.ForeignKey(Contact, on_delete=models.CASCADE, related_name="conversations")
     channel = models.CharField(max_length=8, choices=CHANNELS)
     language = models.CharField(max_length=2, choices=LANGUAGES, default="en")
-    token_hash = models.CharField(max_length=64, blank=True, db_index=True, help_text="SHA-256 of the bearer token (web)")
+    token_hash = models.CharField(
+        max_length=64, blank=True, db_index=True, help_text="SHA-256 of the bearer token (web)"
+    )
     mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.NAVIGATOR)
     mode_changed_by = models.CharField(max_length=150, blank=True)
     mode_changed_at = models.DateTimeField(null=True, blank=True)
@@ -193,8 +203,12 @@ class OutboundMessage(models.Model):
     provider_sid = models.CharField(max_length=64, blank=True)
     error_code = models.CharField(max_length=20, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
-    purpose = models.CharField(max_length=24, blank=True, help_text="what a keyword/notice message is for, e.g. opt_out_confirmation")
-    remainder = models.TextField(blank=True, help_text="the rest of a shortened reply, sent when the person replies MORE")
+    purpose = models.CharField(
+        max_length=24, blank=True, help_text="what a keyword/notice message is for, e.g. opt_out_confirmation"
+    )
+    remainder = models.TextField(
+        blank=True, help_text="the rest of a shortened reply, sent when the person replies MORE"
+    )
     provider_status = models.CharField(max_length=20, blank=True, help_text="last status reported by Twilio")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -225,10 +239,16 @@ class InboundSms(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     message_sid = models.CharField(max_length=64, unique=True)
-    idempotency_token = models.CharField(max_length=100, blank=True, help_text="Twilio's I-Twilio-Idempotency-Token header")
+    idempotency_token = models.CharField(
+        max_length=100, blank=True, help_text="Twilio's I-Twilio-Idempotency-Token header"
+    )
     contact = models.ForeignKey(Contact, on_delete=models.CASCADE, related_name="inbound_sms", null=True, blank=True)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="inbound_sms", null=True, blank=True)
-    phone_hash = models.CharField(max_length=64, blank=True, help_text="HMAC of the E.164 number, for the worker's contact lookup")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="inbound_sms", null=True, blank=True
+    )
+    phone_hash = models.CharField(
+        max_length=64, blank=True, help_text="HMAC of the E.164 number, for the worker's contact lookup"
+    )
     phone_encrypted = models.TextField(blank=True, help_text="the sender, encrypted; cleared once the row is decided")
     redacted_body = models.TextField(blank=True)
     keyword = models.CharField(max_length=20, blank=True)
@@ -242,7 +262,9 @@ class InboundSms(models.Model):
     class Meta:
         constraints = [
             # Twilio retries a webhook with the same token: a second row for it is a duplicate delivery.
-            models.UniqueConstraint(fields=["idempotency_token"], condition=~Q(idempotency_token=""), name="inbound_sms_token_unique"),
+            models.UniqueConstraint(
+                fields=["idempotency_token"], condition=~Q(idempotency_token=""), name="inbound_sms_token_unique"
+            ),
         ]
         indexes = [
             # The rate limit counts one number's recent messages; the beat task scans held rows.

@@ -67,6 +67,8 @@ def turn_rate_check(*, request: HttpRequest, conversation_id: object) -> None:
             continue
         if count > limit:
             raise RateLimited(
-                gettext("You are sending messages faster than we can answer. Please wait a minute, then press Send again. Your message is still in the box."),
+                gettext(
+                    "You are sending messages faster than we can answer. Please wait a minute, then press Send again. Your message is still in the box."
+                ),
                 code="rate_limited",
             )

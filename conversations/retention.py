@@ -67,7 +67,12 @@ def conversations_purge_expired(*, now: datetime, dry_run: bool = False) -> dict
     _delete_in_batches(inbound)
     _delete_in_batches(turns)  # NodeRuns go with their turn (CASCADE)
     with transaction.atomic():
-        audit_event_record(action="conversations.purged", actor="system", object_type="retention", data={**counts, "retention_days": settings.RETENTION_DAYS})
+        audit_event_record(
+            action="conversations.purged",
+            actor="system",
+            object_type="retention",
+            data={**counts, "retention_days": settings.RETENTION_DAYS},
+        )
     logger.info("retention purge: %s", counts)
     return {**counts, "cutoff": cutoff.isoformat(), "dry_run": False}
 
@@ -92,7 +97,9 @@ def contact_erase(*, contact_id: object, actor: str) -> dict[str, int]:
     contact = Contact.objects.filter(pk=contact_id).first()
     if contact is None:
         raise UnknownContact
-    conversation_ids = [str(pk) for pk in Conversation.objects.filter(contact_id=contact.pk).order_by("pk").values_list("pk", flat=True)]
+    conversation_ids = [
+        str(pk) for pk in Conversation.objects.filter(contact_id=contact.pk).order_by("pk").values_list("pk", flat=True)
+    ]
     with _conversation_locks(conversation_ids), transaction.atomic():
         counts = {
             "conversations": len(conversation_ids),
@@ -104,7 +111,11 @@ def contact_erase(*, contact_id: object, actor: str) -> dict[str, int]:
         channel = contact.channel
         Contact.objects.filter(pk=contact.pk).delete()
         audit_event_record(
-            action="contact.erased", actor=actor, object_type="contact", object_id=str(contact_id), data={**counts, "channel": channel}
+            action="contact.erased",
+            actor=actor,
+            object_type="contact",
+            object_id=str(contact_id),
+            data={**counts, "channel": channel},
         )
     return counts
 

@@ -16,7 +16,11 @@ def conversation_get_authorized(*, conversation_id: object, token: str | None) -
         conversation = Conversation.objects.select_related("contact").get(pk=conversation_id)
     except (Conversation.DoesNotExist, ValueError, TypeError):
         raise UnknownConversation("This conversation does not exist.") from None
-    if not token or not conversation.token_hash or not hmac.compare_digest(conversation.token_hash, crypto.token_hash(token)):
+    if (
+        not token
+        or not conversation.token_hash
+        or not hmac.compare_digest(conversation.token_hash, crypto.token_hash(token))
+    ):
         raise BadToken("This conversation belongs to another session.")
     return conversation
 
@@ -36,18 +40,40 @@ def _citations(state: dict[str, Any], reply: str) -> list[dict[str, str]]:
     cited = []
     for item in state.get("evidence") or []:
         if item.get("assertable") and item.get("citation") and item["citation"] in reply:
-            cited.append({
-                "id": item["slug"], "citation": item["citation"], "url": item.get("url", ""), "title": item.get("title", ""),
-                # What qualifies the answer (amendments, effective dates, secondary sources): shown with it.
-                "caveat": item.get("caveat", "") or "",
-            })
+            cited.append(
+                {
+                    "id": item["slug"],
+                    "citation": item["citation"],
+                    "url": item.get("url", ""),
+                    "title": item.get("title", ""),
+                    # What qualifies the answer (amendments, effective dates, secondary sources): shown with it.
+                    "caveat": item.get("caveat", "") or "",
+                }
+            )
     return cited
 
 
 def _resources(state: dict[str, Any]) -> list[dict[str, Any]]:
     keys = (
-        "id", "name", "phone", "phone_display", "region", "lat", "lon", "address", "city", "hours", "languages", "url",
-        "last_verified_at", "distance_km", "is_statewide_line", "service", "alert", "documents", "attributes",
+        "id",
+        "name",
+        "phone",
+        "phone_display",
+        "region",
+        "lat",
+        "lon",
+        "address",
+        "city",
+        "hours",
+        "languages",
+        "url",
+        "last_verified_at",
+        "distance_km",
+        "is_statewide_line",
+        "service",
+        "alert",
+        "documents",
+        "attributes",
     )
     return [{key: item.get(key) for key in keys} for item in state.get("resources") or []]
 
@@ -55,7 +81,9 @@ def _resources(state: dict[str, Any]) -> list[dict[str, Any]]:
 def turn_payload(turn: Turn, *, node_runs: list[Any] | None = None) -> dict[str, Any]:
     """The stable turn JSON of ARCHITECTURE.md."""
     state = turn.state or {}
-    runs = node_runs if node_runs is not None else list(turn.node_runs.order_by("step").values("node", "ms", "transition"))
+    runs = (
+        node_runs if node_runs is not None else list(turn.node_runs.order_by("step").values("node", "ms", "transition"))
+    )
     audit = state.get("audit") or {}
     retrieval = state.get("retrieval") or {}
     finished = turn.is_finished
@@ -76,12 +104,17 @@ def turn_payload(turn: Turn, *, node_runs: list[Any] | None = None) -> dict[str,
         # question the plan still needs answered.
         "plan": state.get("plan") if show_resources else None,
         "plan_question": state.get("plan_question") if finished else None,
-        "retrieval": {"confidence": retrieval.get("confidence"), "gated": retrieval.get("gated")} if retrieval else {"confidence": None, "gated": None},
+        "retrieval": {"confidence": retrieval.get("confidence"), "gated": retrieval.get("gated")}
+        if retrieval
+        else {"confidence": None, "gated": None},
         "audit": {"verdict": audit.get("verdict"), "revisions": turn.revisions, "findings": audit.get("findings", [])},
         "handoff": state.get("handoff"),
         "nodes": [
-            {"name": run["node"] if isinstance(run, dict) else run.node, "ms": run["ms"] if isinstance(run, dict) else run.ms,
-             "transition": run["transition"] if isinstance(run, dict) else run.transition}
+            {
+                "name": run["node"] if isinstance(run, dict) else run.node,
+                "ms": run["ms"] if isinstance(run, dict) else run.ms,
+                "transition": run["transition"] if isinstance(run, dict) else run.transition,
+            }
             for run in runs
         ],
         "llm": {"calls": turn.llm_calls, "cost_usd": float(turn.cost_usd)},

@@ -36,7 +36,9 @@ HISTORY_REPLY_CHARS = 400
 HISTORY_MAX_CHARS = 1500
 
 
-def conversation_create(*, channel: str = "web", language: str | None = None, contact: Contact | None = None) -> tuple[Conversation, str]:
+def conversation_create(
+    *, channel: str = "web", language: str | None = None, contact: Contact | None = None
+) -> tuple[Conversation, str]:
     """Create a conversation and return it with its bearer token (only the token's hash is stored)."""
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
@@ -45,7 +47,13 @@ def conversation_create(*, channel: str = "web", language: str | None = None, co
         conversation = Conversation.objects.create(
             contact=contact, channel=channel, language=language or contact.language, token_hash=crypto.token_hash(token)
         )
-        audit_event_record(action="conversation.created", actor="system", object_type="conversation", object_id=conversation.pk, data={"channel": channel})
+        audit_event_record(
+            action="conversation.created",
+            actor="system",
+            object_type="conversation",
+            object_id=conversation.pk,
+            data={"channel": channel},
+        )
     return conversation, token
 
 
@@ -59,7 +67,11 @@ def contact_for_phone(*, phone: str, language: str = "en") -> tuple[Contact, boo
     try:
         with transaction.atomic():
             contact = Contact.objects.create(
-                channel="sms", phone_encrypted=crypto.encrypt(e164), phone_hash=digest, phone_last4=crypto.phone_last4(e164), language=language
+                channel="sms",
+                phone_encrypted=crypto.encrypt(e164),
+                phone_hash=digest,
+                phone_last4=crypto.phone_last4(e164),
+                language=language,
             )
             return contact, True
     except IntegrityError:
@@ -71,7 +83,12 @@ def _text_fingerprint(redacted: str) -> str:
 
 
 def turn_start(
-    *, conversation: Conversation, text: str, idempotency_key: str, language: str | None = None, channel: str | None = None
+    *,
+    conversation: Conversation,
+    text: str,
+    idempotency_key: str,
+    language: str | None = None,
+    channel: str | None = None,
 ) -> tuple[Turn, bool]:
     """Run the ingress hooks and record a new turn; a repeated key returns the existing turn.
 
@@ -105,7 +122,9 @@ def turn_start(
         "region_hint": None,
         "channel": channel,
         "crisis": {
-            "category": crisis.category, "severity": crisis.severity, "about_third_party": crisis.about_third_party,
+            "category": crisis.category,
+            "severity": crisis.severity,
+            "about_third_party": crisis.about_third_party,
             "source": crisis.source if crisis.is_crisis else "none",
         },
         "assessment": assessment.summary(),
@@ -139,7 +158,12 @@ def turn_start(
             carried = carry_crisis(crisis, previous_crisis, continues=continues_previous(redacted))
             if carried is not crisis:
                 crisis = carried
-                state["crisis"] = {"category": crisis.category, "severity": crisis.severity, "about_third_party": False, "source": "context"}
+                state["crisis"] = {
+                    "category": crisis.category,
+                    "severity": crisis.severity,
+                    "about_third_party": False,
+                    "source": "context",
+                }
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,
@@ -171,7 +195,10 @@ def _history(conversation: Conversation) -> list[dict[str, str]]:
     for person, reply in rows:  # newest first: when the budget runs out, the oldest turns are the ones left out
         # The person's text was redacted at its own ingress; the reply is redacted too, since it may
         # repeat what the person wrote (a model draft, a staff edit).
-        item = {"person": _clip(person, HISTORY_MESSAGE_CHARS), "reply": _clip(redact(reply or "").text, HISTORY_REPLY_CHARS)}
+        item = {
+            "person": _clip(person, HISTORY_MESSAGE_CHARS),
+            "reply": _clip(redact(reply or "").text, HISTORY_REPLY_CHARS),
+        }
         size = len(item["person"]) + len(item["reply"])
         if size > budget:
             break
@@ -248,7 +275,13 @@ def turn_finalize(turn: Turn) -> None:
         reply = ""
         status = Turn.Status.WAITING_APPROVAL
         if turn.channel == "sms":
-            outbound_create(conversation=conversation, turn=turn, body=state["suggestion"], kind=OutboundMessage.Kind.REPLY, status=OutboundMessage.Status.SUGGESTED)
+            outbound_create(
+                conversation=conversation,
+                turn=turn,
+                body=state["suggestion"],
+                kind=OutboundMessage.Kind.REPLY,
+                status=OutboundMessage.Status.SUGGESTED,
+            )
     elif turn.channel == "sms":
         needs_approval = settings.SMS_REQUIRE_APPROVAL and not crisis
         message = outbound_create(
@@ -274,12 +307,25 @@ def turn_finalize(turn: Turn) -> None:
         actor="system",
         object_type="turn",
         object_id=turn.pk,
-        data={"status": status, "crisis": turn.crisis, "top_need": turn.top_need, "verdict": turn.audit_verdict, "reason": turn.escalation_reason},
+        data={
+            "status": status,
+            "crisis": turn.crisis,
+            "top_need": turn.top_need,
+            "verdict": turn.audit_verdict,
+            "reason": turn.escalation_reason,
+        },
     )
 
 
 def outbound_create(
-    *, conversation: Conversation, turn: Turn | None, body: str, kind: str, status: str, crisis: bool = False, actor: str = "system"
+    *,
+    conversation: Conversation,
+    turn: Turn | None,
+    body: str,
+    kind: str,
+    status: str,
+    crisis: bool = False,
+    actor: str = "system",
 ) -> OutboundMessage:
     """Put an SMS in the outbox; opted-out contacts get nothing, approved messages are sent after commit."""
     contact = conversation.contact
@@ -291,11 +337,20 @@ def outbound_create(
         # sent, and saying so must not fail the turn or its crisis handoff.
         status, error_code = OutboundMessage.Status.FAILED, "no_phone"
     message = OutboundMessage.objects.create(
-        conversation=conversation, turn=turn, kind=kind, body=body, draft_body=body, status=status, crisis=crisis,
+        conversation=conversation,
+        turn=turn,
+        kind=kind,
+        body=body,
+        draft_body=body,
+        status=status,
+        crisis=crisis,
         error_code=error_code,
     )
     audit_event_record(
-        action="outbound.created", actor=actor, object_type="outbound", object_id=message.pk,
+        action="outbound.created",
+        actor=actor,
+        object_type="outbound",
+        object_id=message.pk,
         data={"status": status, "kind": kind, "crisis": crisis, **({"reason": error_code} if error_code else {})},
     )
     if status == OutboundMessage.Status.APPROVED:

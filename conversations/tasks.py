@@ -93,7 +93,9 @@ def outbound_sweep(older_than_seconds: int = 300) -> int:
 
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
     stale = list(
-        OutboundMessage.objects.filter(status=OutboundMessage.Status.APPROVED, claimed_at=None, updated_at__lte=cutoff).values_list("pk", flat=True)[:500]
+        OutboundMessage.objects.filter(
+            status=OutboundMessage.Status.APPROVED, claimed_at=None, updated_at__lte=cutoff
+        ).values_list("pk", flat=True)[:500]
     )
     for message_id in stale:
         task_dispatch(outbound_send, str(message_id))

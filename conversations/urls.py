@@ -13,7 +13,9 @@ urlpatterns = [
     path("api/v1/conversations/", api.ConversationCreateView.as_view(), name="conversation-create"),
     path("api/v1/conversations/current/", web.CurrentConversationView.as_view(), name="conversation-current"),
     path("api/v1/conversations/current/restart", web.RestartConversationView.as_view(), name="conversation-restart"),
-    path("api/v1/conversations/<uuid:conversation_id>/", web.ConversationDeleteView.as_view(), name="conversation-delete"),
+    path(
+        "api/v1/conversations/<uuid:conversation_id>/", web.ConversationDeleteView.as_view(), name="conversation-delete"
+    ),
     path("api/v1/conversations/<uuid:conversation_id>/consent", web.ConsentView.as_view(), name="conversation-consent"),
     path("api/v1/conversations/<uuid:conversation_id>/turns/", api.TurnCreateView.as_view(), name="turn-create"),
     path("api/v1/turns/<uuid:turn_id>/", api.TurnDetailView.as_view(), name="turn-detail"),

@@ -70,13 +70,19 @@ def _catalog() -> dict[str, str]:
         "reply_ready": _("New reply from Pathways."),
         "human_mode": _("A case manager is handling this conversation and will answer here."),
         "failed": _("Sorry, something went wrong with this answer. Please try again, or call 211 for help."),
-        "err.rate_limited": _("You are sending messages faster than we can answer. Please wait a minute, then press Send again. Your message is still in the box."),
+        "err.rate_limited": _(
+            "You are sending messages faster than we can answer. Please wait a minute, then press Send again. Your message is still in the box."
+        ),
         "err.message_too_long": _("Your message is too long (2000 characters at most). Please make it shorter."),
         "err.empty_message": _("Please type a message."),
-        "err.network": _("Your message was not sent: there is no connection. It is still in the box; press Send when you are back online."),
+        "err.network": _(
+            "Your message was not sent: there is no connection. It is still in the box; press Send when you are back online."
+        ),
         "err.generic": _("Your message was not sent. It is still in the box; please try again."),
         "err.notice": _("Please read and accept the notice first."),
-        "offline": _("You are offline. Your conversation will come back when you reconnect. In a crisis, call or text 988."),
+        "offline": _(
+            "You are offline. Your conversation will come back when you reconnect. In a crisis, call or text 988."
+        ),
         "online": _("You are back online."),
         "confirm_delete": _("Delete this conversation for good? This cannot be undone."),
         "deleted": _("Your conversation was deleted."),
@@ -104,7 +110,9 @@ def chat(request: HttpRequest) -> HttpResponse:
     lang = request.GET.get("lang")
     if lang in dict(settings.LANGUAGES):
         response = HttpResponseRedirect("/")
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, lang, max_age=365 * 24 * 3600, samesite="Lax", secure=request.is_secure())
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME, lang, max_age=365 * 24 * 3600, samesite="Lax", secure=request.is_secure()
+        )
         return response
     context = {
         "catalog": _catalog(),
@@ -139,7 +147,9 @@ def service_worker(request: HttpRequest) -> HttpResponse:
             with open(found, "rb") as handle:
                 digest.update(handle.read())
     version = digest.hexdigest()[:12]
-    body = source.replace("__SHELL_ASSETS__", ",".join(f'"{asset}"' for asset in assets)).replace("__CACHE_VERSION__", version)
+    body = source.replace("__SHELL_ASSETS__", ",".join(f'"{asset}"' for asset in assets)).replace(
+        "__CACHE_VERSION__", version
+    )
     return HttpResponse(body, content_type="text/javascript; charset=utf-8")
 
 
@@ -149,7 +159,9 @@ def manifest(request: HttpRequest) -> JsonResponse:
     data = {
         "name": _("Pathways — Texas reentry help"),
         "short_name": "Pathways",
-        "description": _("Answers about IDs, housing, jobs, parole rules and more, with links to real Texas organizations."),
+        "description": _(
+            "Answers about IDs, housing, jobs, parole rules and more, with links to real Texas organizations."
+        ),
         "lang": translation.get_language(),
         "start_url": "/",
         "scope": "/",
@@ -170,7 +182,14 @@ def manifest(request: HttpRequest) -> JsonResponse:
 
 
 def _set_token_cookie(response: Response, request: Request, token: str) -> None:
-    response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict", secure=not settings.DEBUG and request.is_secure(), max_age=COOKIE_MAX_AGE)
+    response.set_cookie(
+        TOKEN_COOKIE,
+        token,
+        httponly=True,
+        samesite="Strict",
+        secure=not settings.DEBUG and request.is_secure(),
+        max_age=COOKIE_MAX_AGE,
+    )
 
 
 def _session_json(conversation: Any, *, history: bool) -> dict[str, Any]:
@@ -227,7 +246,9 @@ class RestartConversationView(APIView):
     def post(self, request: Request) -> Response:
         current = web_selectors.conversation_for_token(token=request_token(request))
         conversation, token = web_services.conversation_restart(conversation=current)
-        response = Response(_session_json(conversation, history=False) | {"token": token}, status=status.HTTP_201_CREATED)
+        response = Response(
+            _session_json(conversation, history=False) | {"token": token}, status=status.HTTP_201_CREATED
+        )
         _set_token_cookie(response, request, token)
         return response
 
@@ -237,9 +258,14 @@ class ConsentView(APIView):
 
     authentication_classes: list[Any] = []
 
-    @extend_schema(request=ConsentSerializer, responses={200: SESSION_SCHEMA, 400: ERROR_SCHEMA, 403: ERROR_SCHEMA, 409: ERROR_SCHEMA})
+    @extend_schema(
+        request=ConsentSerializer,
+        responses={200: SESSION_SCHEMA, 400: ERROR_SCHEMA, 403: ERROR_SCHEMA, 409: ERROR_SCHEMA},
+    )
     def post(self, request: Request, conversation_id: Any) -> Response:
-        conversation = selectors.conversation_get_authorized(conversation_id=conversation_id, token=request_token(request))
+        conversation = selectors.conversation_get_authorized(
+            conversation_id=conversation_id, token=request_token(request)
+        )
         if not isinstance(request.data, dict):
             raise ConversationError("The request body must be a JSON object.", code="bad_body")
         serializer = ConsentSerializer(data=request.data)
@@ -256,7 +282,9 @@ class ConversationDeleteView(APIView):
 
     @extend_schema(request=None, responses={204: None, 403: ERROR_SCHEMA, 404: ERROR_SCHEMA})
     def delete(self, request: Request, conversation_id: Any) -> Response:
-        conversation = selectors.conversation_get_authorized(conversation_id=conversation_id, token=request_token(request))
+        conversation = selectors.conversation_get_authorized(
+            conversation_id=conversation_id, token=request_token(request)
+        )
         web_services.conversation_delete(conversation=conversation)
         response = Response(status=status.HTTP_204_NO_CONTENT)
         response.delete_cookie(TOKEN_COOKIE, samesite="Strict")

@@ -33,7 +33,13 @@ def contact_consent_record(*, conversation: Conversation, version: str) -> Conta
         contact.consent_version = version
         contact.consent_at = timezone.now()
         contact.save(update_fields=["consent_version", "consent_at"])
-        audit_event_record(action="contact.consent_recorded", actor="web_session", object_type="contact", object_id=contact.pk, data={"version": version, "channel": contact.channel})
+        audit_event_record(
+            action="contact.consent_recorded",
+            actor="web_session",
+            object_type="contact",
+            object_id=contact.pk,
+            data={"version": version, "channel": contact.channel},
+        )
     return contact
 
 

@@ -55,7 +55,13 @@ class CorpusEntryAdmin(admin.ModelAdmin):
             "Review (editing any text above withdraws the review)",
             {"fields": ("assertable", "reviewed_by", "reviewed_at", "review_note", "version")},
         ),
-        ("Derived (read-only)", {"classes": ("collapse",), "fields": ("content_hash", "embedding_preview", "search_en", "search_es", "created_at", "updated_at")}),
+        (
+            "Derived (read-only)",
+            {
+                "classes": ("collapse",),
+                "fields": ("content_hash", "embedding_preview", "search_en", "search_es", "created_at", "updated_at"),
+            },
+        ),
     )
 
     @admin.display(description="embedding")
@@ -72,7 +78,9 @@ class CorpusEntryAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: CorpusEntry, form: Any, change: bool) -> None:
         corpus_entry_save(entry=obj, actor=request.user, note="admin edit")
         if change and obj.reviewed_at is None and form.changed_data:
-            messages.warning(request, f"{obj.slug}: content changed, so the entry is no longer assertable until reviewed again.")
+            messages.warning(
+                request, f"{obj.slug}: content changed, so the entry is no longer assertable until reviewed again."
+            )
 
     @admin.action(description="Mark reviewed (I checked the text against the source)")
     def mark_reviewed(self, request: HttpRequest, queryset: QuerySet[CorpusEntry]) -> None:

@@ -33,15 +33,38 @@ _OWN_CASE: Final = re.compile(
     r"will (?:they|the board|the judge|my po|\w+) (?:approve|let me|deny|give me|accept)|me (?:van a )?aprueban?)\b"
 )
 FEATURES: Final = (
-    "top_fused", "second_fused", "fused_margin", "top_similarity", "similarity_margin", "max_similarity",
-    "top_coverage", "max_coverage_top3", "top_lexical_inv_rank", "top_semantic_inv_rank", "legs_agree",
-    "semantic_only_top", "category_agreement", "category_given", "need_matches_top", "query_words", "spanish",
-    "other_state", "own_case", "top_assertable", "known_vocabulary", "unknown_words",
+    "top_fused",
+    "second_fused",
+    "fused_margin",
+    "top_similarity",
+    "similarity_margin",
+    "max_similarity",
+    "top_coverage",
+    "max_coverage_top3",
+    "top_lexical_inv_rank",
+    "top_semantic_inv_rank",
+    "legs_agree",
+    "semantic_only_top",
+    "category_agreement",
+    "category_given",
+    "need_matches_top",
+    "query_words",
+    "spanish",
+    "other_state",
+    "own_case",
+    "top_assertable",
+    "known_vocabulary",
+    "unknown_words",
 )
 
 
 def features(
-    *, text: str, language: str, category: str | None, scored: Sequence[tuple[Any, float]], other_state: bool,
+    *,
+    text: str,
+    language: str,
+    category: str | None,
+    scored: Sequence[tuple[Any, float]],
+    other_state: bool,
     need: str | None = None,
 ) -> list[float]:
     """The classifier's inputs for one question, from its fused, ranked candidates (best first).
@@ -86,7 +109,8 @@ def features(
 def _known_share(row: dict[str, Any]) -> float:
     shares = [
         float(row.get(f"{lang}_known") or 0) / float(row[f"{lang}_total"])
-        for lang in ("en", "es") if row.get(f"{lang}_total")
+        for lang in ("en", "es")
+        if row.get(f"{lang}_total")
     ]
     return max(shares, default=0.0)
 
@@ -117,8 +141,14 @@ class Gate:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "features": list(FEATURES), "mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
-            "intercept": self.intercept, "cal_a": self.cal_a, "cal_b": self.cal_b, "threshold": self.threshold,
+            "features": list(FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "cal_a": self.cal_a,
+            "cal_b": self.cal_b,
+            "threshold": self.threshold,
             "version": self.version,
         }
 
@@ -127,9 +157,14 @@ def gate_from_json(payload: dict[str, Any]) -> Gate:
     if list(payload["features"]) != list(FEATURES):
         raise ValueError("answerability artifact was trained on other features: run `manage.py corpus train-gate`")
     return Gate(
-        mean=tuple(payload["mean"]), scale=tuple(payload["scale"]), coef=tuple(payload["coef"]),
-        intercept=float(payload["intercept"]), cal_a=float(payload["cal_a"]), cal_b=float(payload["cal_b"]),
-        threshold=float(payload["threshold"]), version=str(payload["version"]),
+        mean=tuple(payload["mean"]),
+        scale=tuple(payload["scale"]),
+        coef=tuple(payload["coef"]),
+        intercept=float(payload["intercept"]),
+        cal_a=float(payload["cal_a"]),
+        cal_b=float(payload["cal_b"]),
+        threshold=float(payload["threshold"]),
+        version=str(payload["version"]),
     )
 
 

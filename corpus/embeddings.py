@@ -114,7 +114,9 @@ class _TorchEncoder:
         self._model = SentenceTransformer(str(path), device="cpu")
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        return self._model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        return self._model.encode(
+            texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
 
 
 def _graph_name(path: Path) -> str:
@@ -153,7 +155,11 @@ def onnx_export(path: Path, target: Path) -> Path:
             str(partial),
             input_names=["input_ids", "attention_mask"],
             output_names=["embedding"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"}, "embedding": {0: "batch"}},
+            dynamic_axes={
+                "input_ids": {0: "batch", 1: "tokens"},
+                "attention_mask": {0: "batch", 1: "tokens"},
+                "embedding": {0: "batch"},
+            },
             opset_version=17,
             dynamo=False,
         )

@@ -63,7 +63,12 @@ def dev_set_read(path: Path | None = None) -> list[Question]:
             row = json.loads(line)
             questions.append(
                 Question(
-                    row["id"], row["text"], row["language"], bool(row["answerable"]), tuple(row["slugs"]), row.get("kind", "")
+                    row["id"],
+                    row["text"],
+                    row["language"],
+                    bool(row["answerable"]),
+                    tuple(row["slugs"]),
+                    row.get("kind", ""),
                 )
             )
     return questions
@@ -113,13 +118,22 @@ def pick_floor(pairs: list[tuple[bool, float]]) -> dict[str, float]:
     return ties[len(ties) // 2]
 
 
-def _replay(fetched: list[tuple[Question, str, list[str], list[Any]]], leg: str, params: dict[str, float]) -> list[tuple[Question, Any]]:
+def _replay(
+    fetched: list[tuple[Question, str, list[str], list[Any]]], leg: str, params: dict[str, float]
+) -> list[tuple[Question, Any]]:
     return [
         (
             question,
             retrieval.decide(
-                text=text, language=question.language, category=None, k=EVAL_K, candidates=candidates,
-                leg=leg, params=params, floor=params["floor"], warnings=warnings,
+                text=text,
+                language=question.language,
+                category=None,
+                k=EVAL_K,
+                candidates=candidates,
+                leg=leg,
+                params=params,
+                floor=params["floor"],
+                warnings=warnings,
             ),
         )
         for question, text, warnings, candidates in fetched

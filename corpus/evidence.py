@@ -39,21 +39,42 @@ class EntryText:
         """The audit's view: the summary in `language` first, then the other summary and the excerpt."""
         first, other = (self.summary_es, self.summary_en) if language == "es" else (self.summary_en, self.summary_es)
         return EvidenceRecord(
-            slug=self.slug, citation=self.citation, url=self.url, assertable=self.assertable,
-            summary=first, excerpt=self.excerpt, summaries=(other,),
+            slug=self.slug,
+            citation=self.citation,
+            url=self.url,
+            assertable=self.assertable,
+            summary=first,
+            excerpt=self.excerpt,
+            summaries=(other,),
         )
 
 
 def entry_texts(*, slugs: Sequence[str]) -> dict[str, EntryText]:
     """The texts of the entries with these slugs (unknown slugs are simply absent)."""
     rows = CorpusEntry.objects.filter(slug__in=list(slugs)).values(
-        "slug", "citation", "source_url", "assertable", "source_excerpt", "summary_en", "summary_es", "caveat", "caveat_es", "key_points"
+        "slug",
+        "citation",
+        "source_url",
+        "assertable",
+        "source_excerpt",
+        "summary_en",
+        "summary_es",
+        "caveat",
+        "caveat_es",
+        "key_points",
     )
     return {
         row["slug"]: EntryText(
-            slug=row["slug"], citation=row["citation"], url=row["source_url"], assertable=bool(row["assertable"]),
-            excerpt=row["source_excerpt"], summary_en=row["summary_en"], summary_es=row["summary_es"],
-            caveat=row["caveat"], caveat_es=row["caveat_es"], key_points=tuple(row["key_points"] or ()),
+            slug=row["slug"],
+            citation=row["citation"],
+            url=row["source_url"],
+            assertable=bool(row["assertable"]),
+            excerpt=row["source_excerpt"],
+            summary_en=row["summary_en"],
+            summary_es=row["summary_es"],
+            caveat=row["caveat"],
+            caveat_es=row["caveat_es"],
+            key_points=tuple(row["key_points"] or ()),
         )
         for row in rows
     }

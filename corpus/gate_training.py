@@ -26,7 +26,10 @@ from corpus.evaluation import Question, dev_set_read
 from corpus.types import CATEGORIES
 
 DATA_DIR: Final = Path(__file__).resolve().parent / "data"
-TRAIN_FILES: Final = (DATA_DIR / "train_questions.jsonl", Path(settings.BASE_DIR) / "tests" / "evals" / "retrieval_dev.jsonl")
+TRAIN_FILES: Final = (
+    DATA_DIR / "train_questions.jsonl",
+    Path(settings.BASE_DIR) / "tests" / "evals" / "retrieval_dev.jsonl",
+)
 DEV_FILE: Final = DATA_DIR / "dev_questions.jsonl"
 BLIND_FILE: Final = DATA_DIR / "blind_questions.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
@@ -39,12 +42,24 @@ K: Final = 5
 # goal: the issue's targets; regression: the first blind measurement (2026-12-01) less a margin,
 # which `make test` holds the shipped gate to.
 FLOORS: Final[dict[str, dict[str, tuple[str, float]]]] = {
-    "goal": {"recall_at_5": (">=", 0.95), "recall_at_5_es": (">=", 0.90),
-             "unanswerable_handed_off": (">=", 0.90), "answerable_blocked": ("<=", 0.10)},
-    "regression": {"recall_at_5": (">=", 0.90), "recall_at_5_es": (">=", 0.87),
-                   "unanswerable_handed_off": (">=", 0.92), "answerable_blocked": ("<=", 0.22)},
-    "workflow_regression": {"recall_at_5": (">=", 0.86), "recall_at_5_es": (">=", 0.87),
-                            "unanswerable_handed_off": (">=", 0.92), "answerable_blocked": ("<=", 0.22)},
+    "goal": {
+        "recall_at_5": (">=", 0.95),
+        "recall_at_5_es": (">=", 0.90),
+        "unanswerable_handed_off": (">=", 0.90),
+        "answerable_blocked": ("<=", 0.10),
+    },
+    "regression": {
+        "recall_at_5": (">=", 0.90),
+        "recall_at_5_es": (">=", 0.87),
+        "unanswerable_handed_off": (">=", 0.92),
+        "answerable_blocked": ("<=", 0.22),
+    },
+    "workflow_regression": {
+        "recall_at_5": (">=", 0.86),
+        "recall_at_5_es": (">=", 0.87),
+        "unanswerable_handed_off": (">=", 0.92),
+        "answerable_blocked": ("<=", 0.22),
+    },
 }
 
 
@@ -91,10 +106,16 @@ def _observe_one(question: Question, text: str, category: str | None, need: str 
     candidates = retrieval.candidates_for(text=text, category=category)
     scored = retrieval.ranked(candidates, leg="hybrid", language=question.language, params=params)
     top = [candidate.row["slug"] for candidate, _score in scored[:K]]
-    assertable = [candidate.row["slug"] for candidate, _score in scored[:K] if candidate.row["assertable"]][: answerability.TOP]
+    assertable = [candidate.row["slug"] for candidate, _score in scored[:K] if candidate.row["assertable"]][
+        : answerability.TOP
+    ]
     values = answerability.features(
-        text=text, language=question.language, category=category, scored=scored,
-        other_state=retrieval.mentions_other_state(text), need=need,
+        text=text,
+        language=question.language,
+        category=category,
+        scored=scored,
+        other_state=retrieval.mentions_other_state(text),
+        need=need,
     )
     answered = question.answerable and any(slug in question.slugs for slug in assertable)
     return Observed(question, tuple(top), tuple(assertable), tuple(values), answered, filtered=category is not None)
@@ -133,7 +154,9 @@ def verify_blind() -> None:
                 raise ValueError(f"{name} does not match its frozen hash: the blind set must not change")
 
 
-def fit(train_pairs: Sequence[tuple[Observed, Observed | None]], dev_pairs: Sequence[tuple[Observed, Observed | None]]) -> dict[str, Any]:
+def fit(
+    train_pairs: Sequence[tuple[Observed, Observed | None]], dev_pairs: Sequence[tuple[Observed, Observed | None]]
+) -> dict[str, Any]:
     """Fit the calibrated logistic gate on train (both searches of each question); choose its threshold on
     dev the way the workflow decides; return the artifact."""
     train = [o for pair in train_pairs for o in pair if o is not None]
@@ -162,7 +185,11 @@ def fit(train_pairs: Sequence[tuple[Observed, Observed | None]], dev_pairs: Sequ
     }
     payload["threshold"] = choose_threshold(dev_pairs, payload)
     payload["training"] = {
-        "train_searches": len(train), "dev_questions": len(dev_pairs), "seed": SEED, "C": C, "folds": FOLDS,
+        "train_searches": len(train),
+        "dev_questions": len(dev_pairs),
+        "seed": SEED,
+        "C": C,
+        "folds": FOLDS,
         "label": "answerable and a labelled entry among the top assertable hits the draft may use",
     }
     payload["version"] = answerability.version_of(payload)

@@ -82,7 +82,9 @@ def content_hash_of(text: str) -> str:
 class CorpusEntry(models.Model):
     """One Texas or federal provision, in plain English and Spanish, with its source."""
 
-    slug = models.SlugField(max_length=80, unique=True, help_text="Stable id; entries from the reference research keep its `id`.")
+    slug = models.SlugField(
+        max_length=80, unique=True, help_text="Stable id; entries from the reference research keep its `id`."
+    )
     category = models.CharField(max_length=20, choices=[(c, c) for c in CATEGORIES])
     jurisdiction = models.CharField(max_length=2, choices=[(j, j) for j in JURISDICTIONS])
     citation = models.CharField(max_length=300, unique=True)
@@ -92,7 +94,9 @@ class CorpusEntry(models.Model):
     source_url = models.URLField(max_length=500, blank=True)
     source_excerpt = models.TextField(blank=True, help_text="Short verbatim quote from the source page.")
     caveat = models.TextField(blank=True)
-    caveat_es = models.TextField(blank=True, help_text="The caveat in plain Spanish, same content; required when there is a caveat.")
+    caveat_es = models.TextField(
+        blank=True, help_text="The caveat in plain Spanish, same content; required when there is a caveat."
+    )
     key_points = models.JSONField(
         default=list,
         blank=True,
@@ -101,7 +105,9 @@ class CorpusEntry(models.Model):
             '"en", "es", "quote_en", "quote_es"}]; each quote is a verbatim span of the excerpt or a summary.'
         ),
     )
-    verified = models.BooleanField(default=False, help_text="Text supporting the citation and summary was read at the source.")
+    verified = models.BooleanField(
+        default=False, help_text="Text supporting the citation and summary was read at the source."
+    )
 
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -195,7 +201,11 @@ class CorpusEntry(models.Model):
                 self.review_note = ""
                 if kwargs.get("update_fields") is not None:
                     kwargs["update_fields"] = {
-                        *kwargs["update_fields"], "version", "reviewed_at", "reviewed_by", "review_note"
+                        *kwargs["update_fields"],
+                        "version",
+                        "reviewed_at",
+                        "reviewed_by",
+                        "review_note",
                     }
             text_hash = content_hash_of(self.embedding_source())
             if text_hash != self.content_hash or self.embedding is None:
@@ -234,7 +244,9 @@ class CorpusEntryVersion(models.Model):
     version = models.PositiveIntegerField()
     snapshot = models.JSONField()
     changed_fields = models.JSONField(default=list)
-    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     note = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -63,14 +63,29 @@ _OTHER_STATES = (
     "vermont virginia wisconsin wyoming"
 ).split()
 _OTHER_STATE_PHRASES = (
-    "new hampshire", "new jersey", "nueva jersey", "new mexico", "nuevo mexico", "new york", "nueva york",
-    "north carolina", "carolina del norte", "south carolina", "carolina del sur", "north dakota",
-    "dakota del norte", "south dakota", "dakota del sur", "rhode island", "west virginia",
-    "virginia occidental", "washington state", "estado de washington", "puerto rico",
+    "new hampshire",
+    "new jersey",
+    "nueva jersey",
+    "new mexico",
+    "nuevo mexico",
+    "new york",
+    "nueva york",
+    "north carolina",
+    "carolina del norte",
+    "south carolina",
+    "carolina del sur",
+    "north dakota",
+    "dakota del norte",
+    "south dakota",
+    "dakota del sur",
+    "rhode island",
+    "west virginia",
+    "virginia occidental",
+    "washington state",
+    "estado de washington",
+    "puerto rico",
 )
-_STATE_RE = re.compile(
-    r"\b(" + "|".join([re.escape(s) for s in _OTHER_STATE_PHRASES] + _OTHER_STATES) + r")(?:'?s)?\b"
-)
+_STATE_RE = re.compile(r"\b(" + "|".join([re.escape(s) for s in _OTHER_STATE_PHRASES] + _OTHER_STATES) + r")(?:'?s)?\b")
 # Texas itself, or a big Texas city: the question is then (also) about here.
 _TEXAS_RE = re.compile(r"\b(texas|tejas|tx|houston|dallas|austin|san antonio|el paso|fort worth|tdcj)\b")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -316,8 +331,16 @@ def search(
         vector = embed_one(query_for_index(text))
     candidates = _fetch(text, vector, category)
     return decide(
-        text=text, language=language, category=category, k=k, candidates=candidates,
-        leg=leg, params=params, floor=floor, warnings=warnings, need=need or category,
+        text=text,
+        language=language,
+        category=category,
+        k=k,
+        candidates=candidates,
+        leg=leg,
+        params=params,
+        floor=floor,
+        warnings=warnings,
+        need=need or category,
     )
 
 
@@ -328,7 +351,9 @@ def candidates_for(*, text: str, category: str | None = None) -> list[_Candidate
     return _fetch(text, embed_one(query_for_index(text)), category)
 
 
-def ranked(candidates: list[_Candidate], *, leg: str, language: str, params: dict[str, float]) -> list[tuple[_Candidate, float]]:
+def ranked(
+    candidates: list[_Candidate], *, leg: str, language: str, params: dict[str, float]
+) -> list[tuple[_Candidate, float]]:
     """Candidates with their fused score, best first (ties by slug, so the order is stable)."""
     scored = [(candidate, _fused_score(candidate, leg, language, params)) for candidate in candidates]
     scored = [(candidate, score) for candidate, score in scored if score > 0]

@@ -147,7 +147,9 @@ def corpus_load(*, path: Path | None = None, import_review: bool = True) -> Load
         entry.import_hash = import_hash
         pending.append((record, entry, created))
         if record.get("verified") and not _importable_review(record):
-            report.warnings.append(f"{record['slug']}: verified but repealed or lacking a source URL or excerpt; left unreviewed")
+            report.warnings.append(
+                f"{record['slug']}: verified but repealed or lacking a source URL or excerpt; left unreviewed"
+            )
 
     # Embed in one batch: the model's per-call overhead dominates single-text calls.
     to_embed = [
@@ -213,7 +215,9 @@ def corpus_reindex(*, force: bool = False) -> int:
     from corpus.embeddings import embed
 
     stale = []
-    for entry in CorpusEntry.objects.only("id", "title", "citation", "summary_en", "summary_es", "content_hash", "embedding"):
+    for entry in CorpusEntry.objects.only(
+        "id", "title", "citation", "summary_en", "summary_es", "content_hash", "embedding"
+    ):
         text = embedding_text(
             title=entry.title, citation=entry.citation, summary_en=entry.summary_en, summary_es=entry.summary_es
         )
@@ -225,4 +229,3 @@ def corpus_reindex(*, force: bool = False) -> int:
             # update(): re-embedding is not an edit of content, so no version or review change.
             CorpusEntry.objects.filter(pk=pk).update(embedding=vector, content_hash=content_hash_of(text))
     return len(stale)
-

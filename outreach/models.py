@@ -30,7 +30,9 @@ class Reminder(models.Model):
     due_at = models.DateTimeField(help_text="the appointment")
     language = models.CharField(max_length=2, default="en")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.AWAITING)
-    created_by = models.CharField(max_length=40, default="person", help_text="'person' or 'user:<id>' for a case manager")
+    created_by = models.CharField(
+        max_length=40, default="person", help_text="'person' or 'user:<id>' for a case manager"
+    )
     created_at = models.DateTimeField()
     confirmed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
@@ -59,7 +61,9 @@ class ReminderSend(models.Model):
     slot = models.CharField(max_length=12, choices=Slot.choices)
     send_at = models.DateTimeField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    outbound = models.OneToOneField(OutboundMessage, on_delete=models.SET_NULL, null=True, blank=True, related_name="reminder_send")
+    outbound = models.OneToOneField(
+        OutboundMessage, on_delete=models.SET_NULL, null=True, blank=True, related_name="reminder_send"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -59,17 +59,33 @@ class ReminderAsk:
 
 
 def outbox_put(
-    *, conversation: Conversation, purpose: str, body: str, kind: str = OutboundMessage.Kind.KEYWORD, needs_approval: bool = False,
+    *,
+    conversation: Conversation,
+    purpose: str,
+    body: str,
+    kind: str = OutboundMessage.Kind.KEYWORD,
+    needs_approval: bool = False,
     approved_by: str = "",
 ) -> OutboundMessage:
     """Queue one text for the person; opted-out numbers get nothing (suppressed, not sent)."""
     opted_out = Contact.objects.filter(pk=conversation.contact_id).values_list("opted_out", flat=True).first()
     status = Status.SUPPRESSED if opted_out else (Status.PENDING_APPROVAL if needs_approval else Status.APPROVED)
     message = OutboundMessage.objects.create(
-        conversation=conversation, kind=kind, purpose=purpose[:24], body=body, draft_body=body, status=status,
-        approved_by=approved_by, approved_at=timezone.now() if approved_by and status == Status.APPROVED else None,
+        conversation=conversation,
+        kind=kind,
+        purpose=purpose[:24],
+        body=body,
+        draft_body=body,
+        status=status,
+        approved_by=approved_by,
+        approved_at=timezone.now() if approved_by and status == Status.APPROVED else None,
     )
-    audit_event_record(action="outbound.created", object_type="outbound", object_id=message.pk, data={"status": status, "kind": message.kind, "purpose": purpose})
+    audit_event_record(
+        action="outbound.created",
+        object_type="outbound",
+        object_id=message.pk,
+        data={"status": status, "kind": message.kind, "purpose": purpose},
+    )
     if status == Status.APPROVED:
         message_id = str(message.pk)
         transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
@@ -103,10 +119,10 @@ def _label(body: str, language: str) -> str:
     folded_rest = _REQUEST_RE.match(fold(body))
     rest = folded_rest.group("rest") if folded_rest else ""
     # Keep the person's own casing and accents: cut the original text at the same offsets.
-    original = body[len(body) - len(rest):] if rest else ""
+    original = body[len(body) - len(rest) :] if rest else ""
     lead = _LABEL_LEAD.match(fold(original))
     if lead:
-        original = original[lead.end():]
+        original = original[lead.end() :]
     cut = _LABEL_CUT.search(fold(original))
     label = (original[: cut.start()] if cut else original).strip(" ,.:;-")
     label = redact(label).text[:LABEL_CHARS].strip()
@@ -118,8 +134,15 @@ def _next_number(contact: Contact) -> int:
 
 
 def reminder_request(
-    *, contact: Contact, conversation: Conversation, text: str, now: dt.datetime, language: str, created_by: str = "person",
-    due_at: dt.datetime | None = None, label: str | None = None,
+    *,
+    contact: Contact,
+    conversation: Conversation,
+    text: str,
+    now: dt.datetime,
+    language: str,
+    created_by: str = "person",
+    due_at: dt.datetime | None = None,
+    label: str | None = None,
 ) -> Reminder | ReminderAsk:
     """Store a reminder waiting for the person's YES and ask for it; or say what to ask (nothing stored).
 
@@ -138,10 +161,15 @@ def reminder_request(
         if isinstance(when, Ambiguous):
             if when.reason == "which_week":
                 first, second = when.options
-                return ReminderAsk("which_week", {
-                    "weekday": _weekday_name(first, language), "first": day_text(first, language),
-                    "second": day_text(second, language), "example": f"{second.month}/{second.day}",
-                })
+                return ReminderAsk(
+                    "which_week",
+                    {
+                        "weekday": _weekday_name(first, language),
+                        "first": day_text(first, language),
+                        "second": day_text(second, language),
+                        "example": f"{second.month}/{second.day}",
+                    },
+                )
             return ReminderAsk("am_pm", {})
         due_at = _at(when)
         if due_at is None:
@@ -150,18 +178,42 @@ def reminder_request(
         raise ReminderRefused("past")
     if not send_times(due_at, now=now):
         raise ReminderRefused("too_soon")
-    if Reminder.objects.filter(contact=contact, status__in=[Reminder.Status.AWAITING, Reminder.Status.CONFIRMED]).count() >= MAX_ACTIVE:
+    if (
+        Reminder.objects.filter(
+            contact=contact, status__in=[Reminder.Status.AWAITING, Reminder.Status.CONFIRMED]
+        ).count()
+        >= MAX_ACTIVE
+    ):
         raise ReminderRefused("too_many")
     reminder = Reminder.objects.create(
-        contact=contact, conversation=conversation, number=_next_number(contact), label=label or _label(text, language),
-        due_at=due_at, language=language, created_by=created_by, created_at=now,
+        contact=contact,
+        conversation=conversation,
+        number=_next_number(contact),
+        label=label or _label(text, language),
+        due_at=due_at,
+        language=language,
+        created_by=created_by,
+        created_at=now,
     )
-    audit_event_record(action="reminder.created", actor=created_by if created_by.startswith("user:") else "system",
-                       object_type="reminder", object_id=reminder.pk, data={"by": "staff" if created_by != "person" else "person"})
+    audit_event_record(
+        action="reminder.created",
+        actor=created_by if created_by.startswith("user:") else "system",
+        object_type="reminder",
+        object_id=reminder.pk,
+        data={"by": "staff" if created_by != "person" else "person"},
+    )
     key = "ask_confirm" if created_by == "person" else "ask_confirm_staff"
-    outbox_put(conversation=conversation, purpose="reminder_ask", body=text_for(
-        key, language, number=reminder.number, label=reminder.label, when=when_text(due_at, language),
-    ))
+    outbox_put(
+        conversation=conversation,
+        purpose="reminder_ask",
+        body=text_for(
+            key,
+            language,
+            number=reminder.number,
+            label=reminder.label,
+            when=when_text(due_at, language),
+        ),
+    )
     return reminder
 
 
@@ -190,8 +242,14 @@ def reminder_confirm(*, contact: Contact, now: dt.datetime) -> Reminder | None:
     reminder.save(update_fields=["status", "confirmed_at"])
     for slot, moment in times.items():
         ReminderSend.objects.get_or_create(reminder=reminder, slot=slot, defaults={"send_at": moment})
-    audit_event_record(action="reminder.confirmed", object_type="reminder", object_id=reminder.pk, data={"sends": len(times)})
-    outbox_put(conversation=reminder.conversation, purpose="reminder_confirmed", body=text_for("confirmed", reminder.language, number=reminder.number))
+    audit_event_record(
+        action="reminder.confirmed", object_type="reminder", object_id=reminder.pk, data={"sends": len(times)}
+    )
+    outbox_put(
+        conversation=reminder.conversation,
+        purpose="reminder_confirmed",
+        body=text_for("confirmed", reminder.language, number=reminder.number),
+    )
     return reminder
 
 
@@ -206,19 +264,33 @@ def reminder_cancel(*, contact: Contact, number: int, now: dt.datetime) -> Remin
         return None
     reminder.status, reminder.cancelled_at = Reminder.Status.CANCELLED, now
     reminder.save(update_fields=["status", "cancelled_at"])
-    cancelled = ReminderSend.objects.filter(reminder=reminder, status=ReminderSend.Status.PENDING).update(status=ReminderSend.Status.CANCELLED, decided_at=now)
-    audit_event_record(action="reminder.cancelled", object_type="reminder", object_id=reminder.pk, data={"sends_cancelled": cancelled})
-    outbox_put(conversation=reminder.conversation, purpose="reminder_cancelled", body=text_for("cancelled", reminder.language, number=number))
+    cancelled = ReminderSend.objects.filter(reminder=reminder, status=ReminderSend.Status.PENDING).update(
+        status=ReminderSend.Status.CANCELLED, decided_at=now
+    )
+    audit_event_record(
+        action="reminder.cancelled", object_type="reminder", object_id=reminder.pk, data={"sends_cancelled": cancelled}
+    )
+    outbox_put(
+        conversation=reminder.conversation,
+        purpose="reminder_cancelled",
+        body=text_for("cancelled", reminder.language, number=number),
+    )
     return reminder
 
 
 def reminders_list_text(*, contact: Contact, now: dt.datetime, language: str) -> str:
     active = Reminder.objects.filter(
-        contact=contact, status__in=[Reminder.Status.AWAITING, Reminder.Status.CONFIRMED], due_at__gt=now,
+        contact=contact,
+        status__in=[Reminder.Status.AWAITING, Reminder.Status.CONFIRMED],
+        due_at__gt=now,
     ).order_by("due_at")
     lines = [
         f"{reminder.number}) {reminder.label} - {when_text(reminder.due_at, language)}"
-        + ("" if reminder.status == Reminder.Status.CONFIRMED else (" (responda SI)" if language == "es" else " (reply YES)"))
+        + (
+            ""
+            if reminder.status == Reminder.Status.CONFIRMED
+            else (" (responda SI)" if language == "es" else " (reply YES)")
+        )
         for reminder in active
     ]
     if not lines:
@@ -238,8 +310,11 @@ def reminders_dispatch_due(*, now: dt.datetime | None = None, batch: int = 200) 
     if in_quiet_hours(now):
         return 0
     ids = list(
-        ReminderSend.objects.filter(status=ReminderSend.Status.PENDING, send_at__lte=now, reminder__status=Reminder.Status.CONFIRMED)
-        .order_by("send_at").values_list("pk", flat=True)[:batch]
+        ReminderSend.objects.filter(
+            status=ReminderSend.Status.PENDING, send_at__lte=now, reminder__status=Reminder.Status.CONFIRMED
+        )
+        .order_by("send_at")
+        .values_list("pk", flat=True)[:batch]
     )
     queued = 0
     for send_id in ids:
@@ -268,13 +343,27 @@ def _dispatch_one(*, send_id: int, now: dt.datetime) -> int:
         elif reminder.due_at <= now:
             send.status = ReminderSend.Status.SKIPPED
         else:
-            body = text_for("send", reminder.language, label=reminder.label, when=when_text(reminder.due_at, reminder.language), number=reminder.number)
+            body = text_for(
+                "send",
+                reminder.language,
+                label=reminder.label,
+                when=when_text(reminder.due_at, reminder.language),
+                number=reminder.number,
+            )
             send.outbound = outbox_put(conversation=reminder.conversation, purpose=f"reminder_{send.slot}", body=body)
             send.status = ReminderSend.Status.SENT
         send.decided_at = now
         send.save(update_fields=["status", "outbound", "decided_at"])
-        audit_event_record(action="reminder.send_decided", object_type="reminder", object_id=reminder.pk, data={"slot": send.slot, "status": send.status})
-        if not ReminderSend.objects.filter(reminder=reminder, status=ReminderSend.Status.PENDING).exists() and reminder.status == Reminder.Status.CONFIRMED:
+        audit_event_record(
+            action="reminder.send_decided",
+            object_type="reminder",
+            object_id=reminder.pk,
+            data={"slot": send.slot, "status": send.status},
+        )
+        if (
+            not ReminderSend.objects.filter(reminder=reminder, status=ReminderSend.Status.PENDING).exists()
+            and reminder.status == Reminder.Status.CONFIRMED
+        ):
             Reminder.objects.filter(pk=reminder.pk).update(status=Reminder.Status.DONE)
         return 1 if send.status == ReminderSend.Status.SENT else 0
 
@@ -282,7 +371,9 @@ def _dispatch_one(*, send_id: int, now: dt.datetime) -> int:
 def reminders_expire(*, now: dt.datetime | None = None) -> int:
     """Reminders never confirmed within a day expire (no text is ever sent for them)."""
     now = now or timezone.now()
-    return Reminder.objects.filter(status=Reminder.Status.AWAITING, created_at__lt=now - CONFIRM_WINDOW).update(status=Reminder.Status.EXPIRED)
+    return Reminder.objects.filter(status=Reminder.Status.AWAITING, created_at__lt=now - CONFIRM_WINDOW).update(
+        status=Reminder.Status.EXPIRED
+    )
 
 
 # --- release plans by SMS ------------------------------------------------------------------------
@@ -293,21 +384,37 @@ def _plan_parts_put(*, conversation: Conversation, request: PlanRequest, created
     staff = created_by != "person"
     for part in parts:
         outbox_put(
-            conversation=conversation, purpose="plan", body=part,
+            conversation=conversation,
+            purpose="plan",
+            body=part,
             kind=OutboundMessage.Kind.HUMAN if staff else OutboundMessage.Kind.REPLY,
-            needs_approval=not staff and bool(settings.SMS_REQUIRE_APPROVAL), approved_by=created_by if staff else "",
+            needs_approval=not staff and bool(settings.SMS_REQUIRE_APPROVAL),
+            approved_by=created_by if staff else "",
         )
     return parts
 
 
-def plan_send_sms(*, conversation: Conversation, request: PlanRequest, now: dt.datetime, created_by: str = "person") -> int:
+def plan_send_sms(
+    *, conversation: Conversation, request: PlanRequest, now: dt.datetime, created_by: str = "person"
+) -> int:
     """Send a plan in numbered parts and remember its inputs (PLAN resends it); returns the parts queued."""
     PlanDelivery.objects.create(
-        contact_id=conversation.contact_id, release_date=request.release_date, destination=request.place_name or request.region,
-        supervision=request.supervision, needs=list(request.needs), language=request.language, created_by=created_by, created_at=now,
+        contact_id=conversation.contact_id,
+        release_date=request.release_date,
+        destination=request.place_name or request.region,
+        supervision=request.supervision,
+        needs=list(request.needs),
+        language=request.language,
+        created_by=created_by,
+        created_at=now,
     )
     parts = _plan_parts_put(conversation=conversation, request=request, created_by=created_by)
-    audit_event_record(action="plan.sent", object_type="conversation", object_id=conversation.pk, data={"parts": len(parts), "by": "staff" if created_by != "person" else "person"})
+    audit_event_record(
+        action="plan.sent",
+        object_type="conversation",
+        object_id=conversation.pk,
+        data={"parts": len(parts), "by": "staff" if created_by != "person" else "person"},
+    )
     return len(parts)
 
 
@@ -320,12 +427,18 @@ def plan_resend(*, conversation: Conversation, now: dt.datetime, language: str) 
     try:
         # A plan asked for before release stays valid after it: rebuild from its own release day.
         request = plan_request_make(
-            release_date=last.release_date, destination=last.destination, supervision=last.supervision,
-            needs=tuple(last.needs), language=last.language, today=min(last.release_date, now.date()),
+            release_date=last.release_date,
+            destination=last.destination,
+            supervision=last.supervision,
+            needs=tuple(last.needs),
+            language=last.language,
+            today=min(last.release_date, now.date()),
         )
     except PlanError:
         outbox_put(conversation=conversation, purpose="plan_none", body=text_for("plan_none", language))
         return 0
     parts = _plan_parts_put(conversation=conversation, request=request, created_by="person")
-    audit_event_record(action="plan.resent", object_type="conversation", object_id=conversation.pk, data={"parts": len(parts)})
+    audit_event_record(
+        action="plan.resent", object_type="conversation", object_id=conversation.pk, data={"parts": len(parts)}
+    )
     return len(parts)

@@ -39,18 +39,32 @@ def reminder_command(*, contact: Contact, conversation: Conversation, body: str,
     language = _language(contact, conversation, body)
     if services.is_reminder_request(body):
         try:
-            result = services.reminder_request(contact=contact, conversation=conversation, text=body, now=now, language=language)
+            result = services.reminder_request(
+                contact=contact, conversation=conversation, text=body, now=now, language=language
+            )
         except services.ReminderRefused as refused:
             if refused.code in _REFUSED:
-                services.outbox_put(conversation=conversation, purpose=f"reminder_{refused.code}", body=text_for(_REFUSED[refused.code], language))
+                services.outbox_put(
+                    conversation=conversation,
+                    purpose=f"reminder_{refused.code}",
+                    body=text_for(_REFUSED[refused.code], language),
+                )
             return "REMIND"  # opted out or not an SMS contact: nothing stored, nothing sent
         if isinstance(result, services.ReminderAsk):
-            services.outbox_put(conversation=conversation, purpose=f"reminder_{result.text_key}", body=text_for(result.text_key, language, **result.values))
+            services.outbox_put(
+                conversation=conversation,
+                purpose=f"reminder_{result.text_key}",
+                body=text_for(result.text_key, language, **result.values),
+            )
         return "REMIND"
     if _YES.match(folded):
         return "YES" if services.reminder_confirm(contact=contact, now=now) else None
     if _LIST.match(folded):
-        services.outbox_put(conversation=conversation, purpose="reminder_list", body=services.reminders_list_text(contact=contact, now=now, language=language))
+        services.outbox_put(
+            conversation=conversation,
+            purpose="reminder_list",
+            body=services.reminders_list_text(contact=contact, now=now, language=language),
+        )
         return "REMINDERS"
     cancel = _CANCEL.match(folded)
     if cancel:
@@ -68,7 +82,9 @@ def plan_command(*, contact: Contact, conversation: Conversation, body: str, now
         services.plan_send_sms(conversation=conversation, request=found, now=now)
         return "PLAN_REQUEST"
     if isinstance(found, OutOfTexas):
-        services.outbox_put(conversation=conversation, purpose="out_of_state", body=handoff_for("out_of_state", language).text)
+        services.outbox_put(
+            conversation=conversation, purpose="out_of_state", body=handoff_for("out_of_state", language).text
+        )
         return "PLAN_REQUEST"
     # A question that only mentions release ("when is my release date?") is the workflow's.
     return None

@@ -74,7 +74,12 @@ def when_text(moment: dt.datetime, language: str) -> str:
     """'Tue Mar 10 at 9:00 AM' / 'mar 10 de mar a las 9:00'."""
     local = moment.astimezone(TZ)
     if language == "es":
-        return _WHEN_ES.format(day=_DAYS_ES[local.weekday()], date=local.day, month=_MONTHS_ES[local.month - 1], time=local.strftime("%H:%M"))
+        return _WHEN_ES.format(
+            day=_DAYS_ES[local.weekday()],
+            date=local.day,
+            month=_MONTHS_ES[local.month - 1],
+            time=local.strftime("%H:%M"),
+        )
     hour = local.strftime("%I:%M %p").lstrip("0")
     return _WHEN_EN.format(day=local.strftime("%a"), month=local.strftime("%b"), date=local.day, time=hour)
 

@@ -31,7 +31,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         # The database is down or restarting: a clean, retryable answer in the API's shape (the
         # fault suite found an HTML 500 here). Logged by class only: driver messages may hold SQL.
         logger.error("database unavailable during an API request: %s", type(exc).__name__)
-        response = Response({"error": {"code": "unavailable", "message": "The service is briefly unavailable. Please try again in a minute."}}, status=503)
+        response = Response(
+            {
+                "error": {
+                    "code": "unavailable",
+                    "message": "The service is briefly unavailable. Please try again in a minute.",
+                }
+            },
+            status=503,
+        )
         response["Retry-After"] = "30"
         return response
     response = drf_exception_handler(exc, context)

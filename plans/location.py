@@ -20,15 +20,33 @@ _OTHER_STATES: Final = (
     *"alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho illinois".split(),
     *"indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota mississippi missouri".split(),
     *"montana nebraska nevada ohio oklahoma oregon pennsylvania tennessee utah vermont virginia washington wisconsin".split(),
-    "wyoming", "new hampshire", "new jersey", "new mexico", "new york", "north carolina", "north dakota", "rhode island",
-    "south carolina", "south dakota", "west virginia", "nuevo mexico", "nueva york", "luisiana",
-    "mexico", "chihuahua", "coahuila", "nuevo leon", "tamaulipas",
+    "wyoming",
+    "new hampshire",
+    "new jersey",
+    "new mexico",
+    "new york",
+    "north carolina",
+    "north dakota",
+    "rhode island",
+    "south carolina",
+    "south dakota",
+    "west virginia",
+    "nuevo mexico",
+    "nueva york",
+    "luisiana",
+    "mexico",
+    "chihuahua",
+    "coahuila",
+    "nuevo leon",
+    "tamaulipas",
 )
 _STATE_CODES: Final = (
     *"AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA".split(),
     *"RI SC SD TN UT VT VA WA WV WI WY".split(),
 )
-_COUNTY_RE: Final = re.compile(r"\b([a-z][a-z .']*?)\s+(?:county|co\.)\b|\bcondado\s+de\s+([a-z][a-z .']*?)(?=[,.;]|\s+(?:en|on|y|and|texas|tx)\b|$)")
+_COUNTY_RE: Final = re.compile(
+    r"\b([a-z][a-z .']*?)\s+(?:county|co\.)\b|\bcondado\s+de\s+([a-z][a-z .']*?)(?=[,.;]|\s+(?:en|on|y|and|texas|tx)\b|$)"
+)
 
 
 @cache
@@ -47,7 +65,8 @@ def _other_state(text: str, folded: str) -> bool:
 
 def _out_of_texas() -> OutOfTexas:
     return OutOfTexas(
-        field="region", code="out_of_state",
+        field="region",
+        code="out_of_state",
         message_en="Pathways only covers Texas. For another state, call 2-1-1 or ask your release officer for local help.",
         message_es="Pathways solo cubre Texas. Para otro estado, llame al 2-1-1 o pida ayuda local a su oficial.",
     )
@@ -55,7 +74,8 @@ def _out_of_texas() -> OutOfTexas:
 
 def _unknown(what: str) -> PlanError:
     return PlanError(
-        field="region", code=f"unknown_{what}",
+        field="region",
+        code=f"unknown_{what}",
         message_en="Which Texas county or city are you going to? I could not find that one.",
         message_es="¿A qué condado o ciudad de Texas va? No encontré ese lugar.",
     )
@@ -83,14 +103,22 @@ def resolve_destination(text: str) -> tuple[str, Place | None]:
     """(region, place) for a region code, Texas county, city or ZIP; raises PlanError / OutOfTexas."""
     raw = (text or "").strip()
     if not raw:
-        raise PlanError(field="region", code="missing", message_en="Which Texas county or city are you going to?",
-                        message_es="¿A qué condado o ciudad de Texas va?")
+        raise PlanError(
+            field="region",
+            code="missing",
+            message_en="Which Texas county or city are you going to?",
+            message_es="¿A qué condado o ciudad de Texas va?",
+        )
     if raw in REGIONS:
         return raw, None
     folded = fold(raw)
     county = county_in(raw)
     # A Texas county's own name may be a state's ("Washington County"): look for a state outside it.
-    outside = re.sub(rf"\b{re.escape(county)}\s+county\b|\bcondado\s+de\s+{re.escape(county)}\b", " ", folded) if county else folded
+    outside = (
+        re.sub(rf"\b{re.escape(county)}\s+county\b|\bcondado\s+de\s+{re.escape(county)}\b", " ", folded)
+        if county
+        else folded
+    )
     if _other_state(raw, outside):
         raise _out_of_texas()
     if county is not None:

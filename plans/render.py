@@ -5,7 +5,20 @@ from __future__ import annotations
 from plans.steps import WHEN_LABELS
 from plans.types import PlanError, PlanStep, ReleasePlan
 
-_MONTHS_ES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre")
+_MONTHS_ES = (
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+)
 _DAYS_ES = ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo")
 _BRING = ("Bring", "Lleve")
 _RULE = ("Rule", "Norma")
@@ -27,7 +40,9 @@ def _place_line(place: object) -> str:
     name = place.name  # type: ignore[attr-defined]
     phone = place.phone_display  # type: ignore[attr-defined]
     distance = place.distance_km  # type: ignore[attr-defined]
-    tail = f", {distance:g} km" if distance is not None and distance >= 1 else ""  # city-centre coordinates: under 1 km is noise
+    tail = (
+        f", {distance:g} km" if distance is not None and distance >= 1 else ""
+    )  # city-centre coordinates: under 1 km is noise
     return f"{name}{': ' + phone if phone else ''}{tail}"
 
 

@@ -34,12 +34,17 @@ class StepSpec:
     only_if_need: str | None = None  # an optional step, shown when the person named this need
 
 
-_PAPERS = ("your release papers (certificate of parole or discharge)", "sus papeles de salida (certificado de libertad condicional o de salida)")
+_PAPERS = (
+    "your release papers (certificate of parole or discharge)",
+    "sus papeles de salida (certificado de libertad condicional o de salida)",
+)
 _TDCJ_ID = ("your TDCJ ID card", "su tarjeta de identificación del TDCJ")
 
 STEPS: Final[tuple[StepSpec, ...]] = (
     StepSpec(
-        key="report_parole", when="release_day", applies_to=PAROLE | {"unknown"},
+        key="report_parole",
+        when="release_day",
+        applies_to=PAROLE | {"unknown"},
         title=("Report to your parole officer", "Preséntese con su oficial de libertad condicional"),
         action=(
             "Go to the parole office named on your release papers, at the time they give. If they do not say, or you "
@@ -50,10 +55,13 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         ),
         bring=(_PAPERS, _TDCJ_ID),
         rules=("tx-gov-501-015", "tx-gov-508-181", "tx-gov-508-182"),
-        need="supervision", pinned=("tdcj-parole-division",),
+        need="supervision",
+        pinned=("tdcj-parole-division",),
     ),
     StepSpec(
-        key="report_probation", when="release_day", applies_to=PROBATION,
+        key="report_probation",
+        when="release_day",
+        applies_to=PROBATION,
         title=("Contact your probation officer", "Comuníquese con su oficial de probatoria"),
         action=(
             "Call or visit the probation (community supervision) office for your county and follow what your judge "
@@ -66,7 +74,9 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         need="supervision",
     ),
     StepSpec(
-        key="bed_tonight", when="release_day", applies_to=ANYONE,
+        key="bed_tonight",
+        when="release_day",
+        applies_to=ANYONE,
         title=("A bed for the first night", "Una cama para la primera noche"),
         action=(
             "Call before you go: ask if they have a bed tonight, what time to arrive and what they need from you.",
@@ -77,7 +87,9 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         need="housing",
     ),
     StepSpec(
-        key="id_birth_certificate", when="next_day", applies_to=ANYONE,
+        key="id_birth_certificate",
+        when="next_day",
+        applies_to=ANYONE,
         title=("Order your birth certificate", "Pida su acta de nacimiento"),
         action=(
             "Ask the vital records office (state or county) for a certified copy of your birth certificate. "
@@ -90,7 +102,9 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         pinned=("211-texas",),  # the directory has no vital records office; 2-1-1 knows the local one
     ),
     StepSpec(
-        key="snap", when="next_day", applies_to=ANYONE,
+        key="snap",
+        when="next_day",
+        applies_to=ANYONE,
         title=("Apply for SNAP food benefits", "Solicite SNAP (beneficios de comida)"),
         action=(
             "Apply through Your Texas Benefits (online, by phone or at an office). A food bank can help the same day "
@@ -100,10 +114,13 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         ),
         bring=(_TDCJ_ID, _PAPERS),
         rules=("tx-hrc-33-018",),
-        need="food", pinned=("hhsc-your-texas-benefits",),
+        need="food",
+        pinned=("hhsc-your-texas-benefits",),
     ),
     StepSpec(
-        key="id_social_security", when="first_week", applies_to=ANYONE,
+        key="id_social_security",
+        when="first_week",
+        applies_to=ANYONE,
         title=("Replace your Social Security card", "Reponga su tarjeta del Seguro Social"),
         action=(
             "Ask Social Security how to replace your card; 2-1-1 can tell you the nearest office.",
@@ -113,7 +130,9 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         pinned=("211-texas",),
     ),
     StepSpec(
-        key="id_state_id", when="first_week", applies_to=ANYONE,
+        key="id_state_id",
+        when="first_week",
+        applies_to=ANYONE,
         title=("Get your Texas ID card at DPS", "Saque su identificación de Texas en el DPS"),
         action=(
             "Check your release property first: you may already have a state ID. If not, go to a DPS driver license "
@@ -121,12 +140,20 @@ STEPS: Final[tuple[StepSpec, ...]] = (
             "Revise primero sus pertenencias de salida: puede que ya tenga una identificación estatal. Si no, vaya a "
             "una oficina de licencias del DPS (muchas dan cita) y pida un certificado de identificación personal.",
         ),
-        bring=(_TDCJ_ID, ("your birth certificate", "su acta de nacimiento"), ("your Social Security card", "su tarjeta del Seguro Social"), _PAPERS),
+        bring=(
+            _TDCJ_ID,
+            ("your birth certificate", "su acta de nacimiento"),
+            ("your Social Security card", "su tarjeta del Seguro Social"),
+            _PAPERS,
+        ),
         rules=("tx-gov-501-0165", "tx-transp-521-101", "tx-transp-521-142"),
-        need="id_documents", pinned=(),
+        need="id_documents",
+        pinned=(),
     ),
     StepSpec(
-        key="medicaid", when="first_week", applies_to=ANYONE,
+        key="medicaid",
+        when="first_week",
+        applies_to=ANYONE,
         title=("Ask about health coverage (Medicaid)", "Pregunte por cobertura médica (Medicaid)"),
         action=(
             "Ask Your Texas Benefits whether you can apply for Medicaid, and ask your local mental health authority "
@@ -136,10 +163,13 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         ),
         bring=(_TDCJ_ID, _PAPERS),
         rules=("us-cms-medicaid-inmate-exclusion", "tx-hrc-32-0266"),
-        need="health", pinned=("hhsc-your-texas-benefits",),
+        need="health",
+        pinned=("hhsc-your-texas-benefits",),
     ),
     StepSpec(
-        key="phone", when="first_week", applies_to=ANYONE,
+        key="phone",
+        when="first_week",
+        applies_to=ANYONE,
         title=("A phone number people can reach", "Un número de teléfono donde le localicen"),
         action=(
             "Your officer, employers and services need to reach you. Ask 2-1-1 about low-cost phone programs "
@@ -151,7 +181,10 @@ STEPS: Final[tuple[StepSpec, ...]] = (
         pinned=("211-texas",),
     ),
     StepSpec(
-        key="work", when="first_week", applies_to=ANYONE, only_if_need="employment",
+        key="work",
+        when="first_week",
+        applies_to=ANYONE,
+        only_if_need="employment",
         title=("Start looking for work", "Empiece a buscar trabajo"),
         action=(
             "Visit your local Workforce Solutions office and ask about reentry job programs.",

@@ -104,4 +104,10 @@ class ReleasePlan:
             data["rules"] = [asdict(rule) for rule in step.rules]
             data["places"] = [asdict(place) for place in step.places]
             steps.append(data)
-        return {"request": request, "language": self.request.language, "steps": steps, "disclaimer": self.disclaimer, "warnings": list(self.warnings)}
+        return {
+            "request": request,
+            "language": self.request.language,
+            "steps": steps,
+            "disclaimer": self.disclaimer,
+            "warnings": list(self.warnings),
+        }

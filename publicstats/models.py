@@ -15,7 +15,9 @@ class NeedWeekCount(models.Model):
     turns = models.PositiveIntegerField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["need", "region", "iso_year", "iso_week"], name="need_week_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["need", "region", "iso_year", "iso_week"], name="need_week_unique")
+        ]
 
     def __str__(self) -> str:
         return f"{self.iso_year}-W{self.iso_week:02d} {self.need}@{self.region}"

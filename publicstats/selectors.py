@@ -25,8 +25,14 @@ def _table_json(table: Table, row_name: str) -> dict[str, Any]:
             {row_name: row, "region": region, "turns": value, "suppressed": value is None}
             for (row, region), value in sorted(table.cells.items())
         ],
-        f"{row_name}_totals": [{row_name: row, "turns": value, "suppressed": value is None} for row, value in sorted(table.row_totals.items())],
-        "region_totals": [{"region": region, "turns": value, "suppressed": value is None} for region, value in sorted(table.col_totals.items())],
+        f"{row_name}_totals": [
+            {row_name: row, "turns": value, "suppressed": value is None}
+            for row, value in sorted(table.row_totals.items())
+        ],
+        "region_totals": [
+            {"region": region, "turns": value, "suppressed": value is None}
+            for region, value in sorted(table.col_totals.items())
+        ],
         "total": table.total,
     }
 
@@ -38,7 +44,9 @@ def needs_document(*, now: dt.datetime | None = None) -> dict[str, Any]:
         return cached
     now = now or timezone.now()
     weeks: dict[str, dict[tuple[str, str], int]] = defaultdict(dict)
-    for row in NeedWeekCount.objects.order_by("-iso_year", "-iso_week").values("need", "region", "iso_year", "iso_week", "turns"):
+    for row in NeedWeekCount.objects.order_by("-iso_year", "-iso_week").values(
+        "need", "region", "iso_year", "iso_week", "turns"
+    ):
         weeks[f"{row['iso_year']}-W{row['iso_week']:02d}"][(row["need"], row["region"])] = row["turns"]
     months: dict[str, dict[tuple[str, str], int]] = defaultdict(dict)
     for row in CrisisMonthCount.objects.order_by("-month").values("category", "region", "month", "turns"):
@@ -55,8 +63,14 @@ def needs_document(*, now: dt.datetime | None = None) -> dict[str, Any]:
         ),
         "timezone": "America/Chicago",
         "generated_at": now.isoformat(timespec="seconds"),
-        "needs_by_week": [{"iso_week": week, **_table_json(suppress(weeks[week]), "need")} for week in sorted(weeks, reverse=True)[:WEEKS]],
-        "crisis_by_month": [{"month": month, **_table_json(suppress(months[month]), "category")} for month in sorted(months, reverse=True)[:MONTHS]],
+        "needs_by_week": [
+            {"iso_week": week, **_table_json(suppress(weeks[week]), "need")}
+            for week in sorted(weeks, reverse=True)[:WEEKS]
+        ],
+        "crisis_by_month": [
+            {"month": month, **_table_json(suppress(months[month]), "category")}
+            for month in sorted(months, reverse=True)[:MONTHS]
+        ],
     }
     cache.set(CACHE_KEY, document, CACHE_SECONDS)
     return document

@@ -26,24 +26,44 @@ def stats_rollup(*, now: dt.datetime | None = None) -> dict[str, int]:
     turns = Turn.objects.filter(started_at__gte=since)
     weekly = (
         turns.annotate(y=ExtractIsoYear("started_at", tzinfo=TZ), w=ExtractWeek("started_at", tzinfo=TZ))
-        .values("top_need", "region", "y", "w").annotate(n=Count("id")).order_by()
+        .values("top_need", "region", "y", "w")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     monthly = (
-        turns.exclude(crisis="none").exclude(crisis="")
+        turns.exclude(crisis="none")
+        .exclude(crisis="")
         .annotate(m=TruncMonth("started_at", tzinfo=TZ))
-        .values("crisis", "region", "m").annotate(n=Count("id")).order_by()
+        .values("crisis", "region", "m")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     with transaction.atomic():
         NeedWeekCount.objects.all().delete()
         CrisisMonthCount.objects.all().delete()
-        NeedWeekCount.objects.bulk_create([
-            NeedWeekCount(need=row["top_need"] or "other", region=row["region"] or "unknown", iso_year=row["y"], iso_week=row["w"], turns=row["n"])
-            for row in _merge(weekly, ("top_need", "region", "y", "w"))
-        ])
-        CrisisMonthCount.objects.bulk_create([
-            CrisisMonthCount(category=row["crisis"], region=row["region"] or "unknown", month=row["m"].date() if hasattr(row["m"], "date") else row["m"], turns=row["n"])
-            for row in _merge(monthly, ("crisis", "region", "m"))
-        ])
+        NeedWeekCount.objects.bulk_create(
+            [
+                NeedWeekCount(
+                    need=row["top_need"] or "other",
+                    region=row["region"] or "unknown",
+                    iso_year=row["y"],
+                    iso_week=row["w"],
+                    turns=row["n"],
+                )
+                for row in _merge(weekly, ("top_need", "region", "y", "w"))
+            ]
+        )
+        CrisisMonthCount.objects.bulk_create(
+            [
+                CrisisMonthCount(
+                    category=row["crisis"],
+                    region=row["region"] or "unknown",
+                    month=row["m"].date() if hasattr(row["m"], "date") else row["m"],
+                    turns=row["n"],
+                )
+                for row in _merge(monthly, ("crisis", "region", "m"))
+            ]
+        )
         counts = {"need_cells": NeedWeekCount.objects.count(), "crisis_cells": CrisisMonthCount.objects.count()}
         audit_event_record(action="publicstats.rolled_up", data=counts)
     cache.delete(CACHE_KEY)

@@ -53,7 +53,9 @@ def suppress(counts: dict[Key, int], *, threshold: int = THRESHOLD) -> Table:
             secret = [member for member in members if member in hidden]
             if not secret or (len(secret) >= 2 and sum(true[member] for member in secret) >= threshold):
                 continue
-            shown = sorted((member for member in members if member not in hidden), key=lambda member: (true[member], str(member)))
+            shown = sorted(
+                (member for member in members if member not in hidden), key=lambda member: (true[member], str(member))
+            )
             hidden.add(shown[0] if shown else total)
             changed = True
 

@@ -22,7 +22,17 @@ def stats_page(request: HttpRequest) -> HttpResponse:
     document = needs_document()
     totals = need_totals_for_chart(document)
     top = max((value for _, value in totals), default=0) or 1
-    bars = [{"need": need, "turns": value, "width": round(100 * value / top, 1), "y": 28 * index} for index, (need, value) in enumerate(totals)]
-    return render(request, "publicstats/stats.html", {
-        "document": document, "bars": bars, "chart_height": max(28 * len(bars), 28), "latest": document["needs_by_week"][:1],
-    })
+    bars = [
+        {"need": need, "turns": value, "width": round(100 * value / top, 1), "y": 28 * index}
+        for index, (need, value) in enumerate(totals)
+    ]
+    return render(
+        request,
+        "publicstats/stats.html",
+        {
+            "document": document,
+            "bars": bars,
+            "chart_height": max(28 * len(bars), 28),
+            "latest": document["needs_by_week"][:1],
+        },
+    )

@@ -118,7 +118,9 @@ class DirectoryAdmin(admin.ModelAdmin):
         if not visible:
             raise Http404("No such entry.")
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
         self._require_visible(request, object_id)
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -133,7 +135,12 @@ class DirectoryAdmin(admin.ModelAdmin):
     # --- writes ---
     def save_model(self, request: HttpRequest, obj: models.Model, form: ModelForm, change: bool) -> None:
         if _staff(request):
-            entry_save(instance=obj, actor=request.user, reason="staff_edit" if change else "staff_add", changed_fields=list(form.changed_data))
+            entry_save(
+                instance=obj,
+                actor=request.user,
+                reason="staff_edit" if change else "staff_add",
+                changed_fields=list(form.changed_data),
+            )
             return
         # A partner's save changes nothing live: it becomes a ChangeRequest for staff review.
         names = tuple(name for name in form.changed_data if name in TARGETS[self.target_type][1])
@@ -148,7 +155,10 @@ class DirectoryAdmin(admin.ModelAdmin):
             text = exc.message if isinstance(exc, ResourceError) else "; ".join(exc.messages)
             messages.error(request, f"Not sent for review: {text}")
             return
-        messages.info(request, f"Sent for review as change request #{request_obj.pk}; the live entry is unchanged until staff approve it.")
+        messages.info(
+            request,
+            f"Sent for review as change request #{request_obj.pk}; the live entry is unchanged until staff approve it.",
+        )
 
     def log_change(self, request: HttpRequest, obj: models.Model, message: Any) -> Any:
         if not _staff(request):
@@ -157,8 +167,10 @@ class DirectoryAdmin(admin.ModelAdmin):
 
     def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
         audit_event_record(
-            action="resources.entry.deleted", actor=actor_label(request.user),
-            object_type=self.target_type or obj._meta.model_name, object_id=str(obj.pk),
+            action="resources.entry.deleted",
+            actor=actor_label(request.user),
+            object_type=self.target_type or obj._meta.model_name,
+            object_id=str(obj.pk),
         )
         super().delete_model(request, obj)
 
@@ -269,11 +281,33 @@ class EntryVersionAdmin(_StaffReadOnly):
 class ChangeRequestAdmin(admin.ModelAdmin):
     """Review queue. Partners see their own organization's requests, read-only."""
 
-    list_display = ("id", "organization", "target_type", "action", "changed_fields", "source", "status", "created_at", "reviewed_by", "reviewed_at")
+    list_display = (
+        "id",
+        "organization",
+        "target_type",
+        "action",
+        "changed_fields",
+        "source",
+        "status",
+        "created_at",
+        "reviewed_by",
+        "reviewed_at",
+    )
     list_filter = ("status", "source", "target_type")
     readonly_fields = (
-        "organization", "target_type", "target_id", "action", "diff", "status", "source", "requested_by",
-        "feed_refresh", "created_at", "reviewed_by", "reviewed_at", "review_note",
+        "organization",
+        "target_type",
+        "target_id",
+        "action",
+        "diff",
+        "status",
+        "source",
+        "requested_by",
+        "feed_refresh",
+        "created_at",
+        "reviewed_by",
+        "reviewed_at",
+        "review_note",
     )
     exclude = ("changes",)
     actions = ("approve", "reject")
@@ -306,7 +340,9 @@ class ChangeRequestAdmin(admin.ModelAdmin):
         org = _partner_org(request)
         return queryset.filter(organization_id=org.pk) if org else queryset.none()
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
         try:
             visible = self.get_queryset(request).filter(pk=int(object_id)).exists()
         except ValueError:
@@ -322,7 +358,9 @@ class ChangeRequestAdmin(admin.ModelAdmin):
     @admin.display(description="changes")
     def diff(self, obj: ChangeRequest) -> str:
         rows = [
-            format_html("<tr><th>{}</th><td>{}</td><td>{}</td></tr>", name, json.dumps(change["old"]), json.dumps(change["new"]))
+            format_html(
+                "<tr><th>{}</th><td>{}</td><td>{}</td></tr>", name, json.dumps(change["old"]), json.dumps(change["new"])
+            )
             for name, change in sorted(obj.changes.items())
         ]
         header = format_html("<tr><th>field</th><th>live</th><th>proposed</th></tr>")

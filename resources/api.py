@@ -61,16 +61,18 @@ def paginate(request: Request, queryset: QuerySet, render: Any) -> Response:
     total = queryset.count()
     total_pages = max(1, math.ceil(total / per_page))
     items = list(queryset[(page - 1) * per_page : page * per_page])
-    return Response({
-        "total_items": total,
-        "total_pages": total_pages,
-        "page_number": page,
-        "size": len(items),
-        "first_page": page == 1,
-        "last_page": page >= total_pages,
-        "empty": not items,
-        "contents": [render(item) for item in items],
-    })
+    return Response(
+        {
+            "total_items": total,
+            "total_pages": total_pages,
+            "page_number": page,
+            "size": len(items),
+            "first_page": page == 1,
+            "last_page": page >= total_pages,
+            "empty": not items,
+            "contents": [render(item) for item in items],
+        }
+    )
 
 
 class _HsdsSchema(AutoSchema):
@@ -93,11 +95,13 @@ class _ReadOnly(APIView):
 
 class ApiMetaView(_ReadOnly):
     def get(self, request: Request) -> Response:
-        return Response({
-            "version": hsds.HSDS_VERSION,
-            "profile": "https://docs.openreferral.org/en/latest/hsds/",
-            "openapi_url": "https://raw.githubusercontent.com/openreferral/specification/3.0/schema/openapi.json",
-        })
+        return Response(
+            {
+                "version": hsds.HSDS_VERSION,
+                "profile": "https://docs.openreferral.org/en/latest/hsds/",
+                "openapi_url": "https://raw.githubusercontent.com/openreferral/specification/3.0/schema/openapi.json",
+            }
+        )
 
 
 class ServiceListView(_ReadOnly):
@@ -109,10 +113,18 @@ class ServiceListView(_ReadOnly):
         if params.get("organization_id"):
             queryset = queryset.filter(organization_id=_uuid_or_filter_none(params["organization_id"]))
         if params.get("taxonomy_term_id"):
-            term = TaxonomyTerm.objects.select_related("taxonomy").filter(pk=_uuid_or_filter_none(params["taxonomy_term_id"])).first()
+            term = (
+                TaxonomyTerm.objects.select_related("taxonomy")
+                .filter(pk=_uuid_or_filter_none(params["taxonomy_term_id"]))
+                .first()
+            )
             queryset = _filter_by_terms(queryset, [term] if term else [])
         if params.get("taxonomy_id"):
-            terms = list(TaxonomyTerm.objects.select_related("taxonomy").filter(taxonomy_id=_uuid_or_filter_none(params["taxonomy_id"])))
+            terms = list(
+                TaxonomyTerm.objects.select_related("taxonomy").filter(
+                    taxonomy_id=_uuid_or_filter_none(params["taxonomy_id"])
+                )
+            )
             queryset = _filter_by_terms(queryset, terms)
         if params.get("modified_after"):
             moment = parse_datetime(params["modified_after"])
@@ -122,8 +134,16 @@ class ServiceListView(_ReadOnly):
                 moment = moment.replace(tzinfo=dt.UTC)
             queryset = queryset.filter(updated_at__gte=moment)
         if _bool_param(request, "minimal"):
-            return paginate(request, queryset, lambda s: {"id": str(s.pk), "name": s.name, "status": hsds.STATUS_TO_HSDS[s.status],
-                                                           "last_modified": s.updated_at.isoformat()})
+            return paginate(
+                request,
+                queryset,
+                lambda s: {
+                    "id": str(s.pk),
+                    "name": s.name,
+                    "status": hsds.STATUS_TO_HSDS[s.status],
+                    "last_modified": s.updated_at.isoformat(),
+                },
+            )
         full = _bool_param(request, "full")
         return paginate(request, queryset, lambda s: hsds.service_json(s, full=full))
 
@@ -161,7 +181,9 @@ class OrganizationListView(_ReadOnly):
         if request.query_params.get("search"):
             queryset = queryset.filter(name__icontains=request.query_params["search"])
         full = _bool_param(request, "full")
-        return paginate(request, queryset, lambda org: hsds.organization_json(org, full=full, services=org.services.order_by("id")))
+        return paginate(
+            request, queryset, lambda org: hsds.organization_json(org, full=full, services=org.services.order_by("id"))
+        )
 
 
 class OrganizationDetailView(_ReadOnly):
@@ -186,7 +208,11 @@ class ServiceAtLocationListView(_ReadOnly):
 
 class ServiceAtLocationDetailView(_ReadOnly):
     def get(self, request: Request, pk: str) -> Response:
-        sal = ServiceAtLocation.objects.select_related("service__organization", "location").filter(pk=_uuid_or_404(pk)).first()
+        sal = (
+            ServiceAtLocation.objects.select_related("service__organization", "location")
+            .filter(pk=_uuid_or_404(pk))
+            .first()
+        )
         if sal is None:
             raise Http404
         return Response(hsds.service_at_location_json(sal, full=True))

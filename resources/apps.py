@@ -1,4 +1,5 @@
 """The HSDS-aligned Texas resource directory: organizations, services, matching, partner edits, feeds."""
+
 from django.apps import AppConfig
 
 
@@ -16,4 +17,6 @@ class ResourcesConfig(AppConfig):
         for model in (Service, Location, ServiceAtLocation, Schedule):
             post_save.connect(on_directory_change, sender=model, dispatch_uid=f"resources-match-{model.__name__}")
             if model is not Service:
-                post_delete.connect(on_directory_change, sender=model, dispatch_uid=f"resources-match-del-{model.__name__}")
+                post_delete.connect(
+                    on_directory_change, sender=model, dispatch_uid=f"resources-match-del-{model.__name__}"
+                )

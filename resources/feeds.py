@@ -79,7 +79,11 @@ def _feed_services(document: Any) -> list[dict[str, Any]]:
     else:
         raise FeedError("invalid", "The feed holds no list of HSDS services.")
     for index, service in enumerate(services):
-        if not isinstance(service, dict) or not isinstance(service.get("id"), str) or not isinstance(service.get("name"), str):
+        if (
+            not isinstance(service, dict)
+            or not isinstance(service.get("id"), str)
+            or not isinstance(service.get("name"), str)
+        ):
             raise FeedError("invalid", f"Service #{index} in the feed lacks an id or a name.")
     return services
 
@@ -108,7 +112,9 @@ def _diff_or_invalid(instance: Any, target_type: str, values: dict[str, Any], la
         raise FeedError("invalid", f"{label}: {'; '.join(exc.messages)}") from exc
 
 
-def _plan(organization: Organization, services: list[dict[str, Any]]) -> tuple[list[tuple[str, Any, str, dict]], dict[str, int]]:
+def _plan(
+    organization: Organization, services: list[dict[str, Any]]
+) -> tuple[list[tuple[str, Any, str, dict]], dict[str, int]]:
     """Every proposed change as (target_type, target_id, action, diff), computed before anything is written."""
     ours = list(Service.objects.filter(organization=organization))
     by_id = {str(service.pk): service for service in ours}
@@ -128,9 +134,12 @@ def _plan(organization: Organization, services: list[dict[str, Any]]) -> tuple[l
                 raise FeedError("invalid", f"{label}: unknown status {feed_service['status']!r}")
             values["status"] = STATUS_FROM_HSDS[feed_service["status"]]
         if "languages" in feed_service:
-            values["languages"] = [lang.get("code") for lang in feed_service["languages"] if isinstance(lang, dict) and lang.get("code")]
+            values["languages"] = [
+                lang.get("code") for lang in feed_service["languages"] if isinstance(lang, dict) and lang.get("code")
+            ]
         needs = [
-            attr["taxonomy_term"]["code"] for attr in feed_service.get("attributes", [])
+            attr["taxonomy_term"]["code"]
+            for attr in feed_service.get("attributes", [])
             if isinstance(attr, dict) and attr.get("taxonomy_term", {}).get("taxonomy") == NEEDS_TAXONOMY
         ]
         if needs:
@@ -150,7 +159,9 @@ def _plan_children(service: Service, feed_service: dict[str, Any], label: str) -
         existing = _pick(phones, feed_phone, index)
         if existing is None:
             new = Phone(organization_id=service.organization_id, service=service, rank=index)
-            diff = _diff_or_invalid(new, "phone", {"service": str(service.pk), "rank": index, **values}, f"{label} new phone")
+            diff = _diff_or_invalid(
+                new, "phone", {"service": str(service.pk), "rank": index, **values}, f"{label} new phone"
+            )
             plan.append(("phone", new.pk, "create", diff))
             continue
         diff = _diff_or_invalid(existing, "phone", values, f"{label} phone")
@@ -191,7 +202,9 @@ def feed_refresh(
 ) -> FeedRefresh:
     """Fetch one organization's feed and file its differences for review; never raises for feed problems."""
     refresh = FeedRefresh.objects.create(organization=organization, started_at=timezone.now())
-    timeout = timeout if timeout is not None else getattr(settings, "RESOURCES_FEED_TIMEOUT_SECONDS", DEFAULT_TIMEOUT_SECONDS)
+    timeout = (
+        timeout if timeout is not None else getattr(settings, "RESOURCES_FEED_TIMEOUT_SECONDS", DEFAULT_TIMEOUT_SECONDS)
+    )
     max_bytes = max_bytes if max_bytes is not None else getattr(settings, "RESOURCES_FEED_MAX_BYTES", DEFAULT_MAX_BYTES)
     try:
         if not organization.feed_url:
@@ -205,8 +218,12 @@ def feed_refresh(
                 if target_type not in TARGETS:
                     continue
                 if change_request_propose(
-                    organization=organization, target_type=target_type, target_id=target_id, action=action,
-                    changes=diff, feed_refresh=refresh,
+                    organization=organization,
+                    target_type=target_type,
+                    target_id=target_id,
+                    action=action,
+                    changes=diff,
+                    feed_refresh=refresh,
                 ):
                     created += 1
         refresh.status = "ok"

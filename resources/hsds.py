@@ -45,82 +45,110 @@ def _time(value: dt.time | None) -> str | None:
 
 # --- to HSDS -----------------------------------------------------------------------------------
 
+
 def taxonomy_json(taxonomy: Taxonomy) -> dict[str, Any]:
-    return _clean({"id": str(taxonomy.pk), "name": taxonomy.name, "description": taxonomy.description,
-                   "uri": taxonomy.uri, "version": taxonomy.version})
+    return _clean(
+        {
+            "id": str(taxonomy.pk),
+            "name": taxonomy.name,
+            "description": taxonomy.description,
+            "uri": taxonomy.uri,
+            "version": taxonomy.version,
+        }
+    )
 
 
 def term_json(term: TaxonomyTerm) -> dict[str, Any]:
-    return _clean({
-        "id": str(term.pk),
-        "code": term.code,
-        "name": term.name,
-        "description": term.description,
-        "parent_id": str(term.parent_id) if term.parent_id else None,
-        "taxonomy": term.taxonomy.name,
-        "taxonomy_id": str(term.taxonomy_id),
-        "taxonomy_detail": taxonomy_json(term.taxonomy),
-    })
+    return _clean(
+        {
+            "id": str(term.pk),
+            "code": term.code,
+            "name": term.name,
+            "description": term.description,
+            "parent_id": str(term.parent_id) if term.parent_id else None,
+            "taxonomy": term.taxonomy.name,
+            "taxonomy_id": str(term.taxonomy_id),
+            "taxonomy_detail": taxonomy_json(term.taxonomy),
+        }
+    )
 
 
 def _language_json(code: str, owner_key: str, owner_id: object) -> dict[str, Any]:
-    return {"id": str(stable_id("language", owner_key, str(owner_id), code)), f"{owner_key}_id": str(owner_id), "code": code}
+    return {
+        "id": str(stable_id("language", owner_key, str(owner_id), code)),
+        f"{owner_key}_id": str(owner_id),
+        "code": code,
+    }
 
 
 def phone_json(phone: Phone) -> dict[str, Any]:
-    return _clean({
-        "id": str(phone.pk),
-        "organization_id": str(phone.organization_id),
-        "service_id": str(phone.service_id) if phone.service_id else None,
-        "location_id": str(phone.location_id) if phone.location_id else None,
-        "number": phone.number,
-        "extension": int(phone.extension) if phone.extension else None,
-        "type": phone.type,
-        "description": phone.description,
-        "languages": [_language_json(code, "phone", phone.pk) for code in phone.languages] or None,
-        "x_pathways": {"rank": phone.rank},
-    })
+    return _clean(
+        {
+            "id": str(phone.pk),
+            "organization_id": str(phone.organization_id),
+            "service_id": str(phone.service_id) if phone.service_id else None,
+            "location_id": str(phone.location_id) if phone.location_id else None,
+            "number": phone.number,
+            "extension": int(phone.extension) if phone.extension else None,
+            "type": phone.type,
+            "description": phone.description,
+            "languages": [_language_json(code, "phone", phone.pk) for code in phone.languages] or None,
+            "x_pathways": {"rank": phone.rank},
+        }
+    )
 
 
 def schedule_json(schedule: Schedule) -> dict[str, Any]:
     structured = bool(schedule.byday)
-    return _clean({
-        "id": str(schedule.pk),
-        "service_id": str(schedule.service_id),
-        "location_id": str(schedule.location_id) if schedule.location_id else None,
-        "freq": schedule.freq if structured else None,
-        "byday": schedule.byday,
-        "opens_at": _time(schedule.opens_at),
-        "closes_at": _time(schedule.closes_at),
-        "description": schedule.description,
-    })
+    return _clean(
+        {
+            "id": str(schedule.pk),
+            "service_id": str(schedule.service_id),
+            "location_id": str(schedule.location_id) if schedule.location_id else None,
+            "freq": schedule.freq if structured else None,
+            "byday": schedule.byday,
+            "opens_at": _time(schedule.opens_at),
+            "closes_at": _time(schedule.closes_at),
+            "description": schedule.description,
+        }
+    )
 
 
 def location_json(location: Location) -> dict[str, Any]:
     addresses = []
     if location.address_1:
-        addresses.append({
-            "id": str(stable_id("address", str(location.pk))),
-            "location_id": str(location.pk),
-            "address_1": location.address_1,
-            **({"address_2": location.address_2} if location.address_2 else {}),
-            "city": location.city,
-            "state_province": location.state_province,
-            "postal_code": location.postal_code,
-            "country": "US",
-            "address_type": location.location_type,
-        })
-    return _clean({
-        "id": str(location.pk),
-        "location_type": location.location_type,
-        "organization_id": str(location.organization_id),
-        "name": location.name,
-        "latitude": location.latitude,
-        "longitude": location.longitude,
-        "addresses": addresses or None,
-        "x_pathways": _clean({"region": location.region, "geo_precision": location.geo_precision,
-                              "city": location.city, "postal_code": location.postal_code}),
-    })
+        addresses.append(
+            {
+                "id": str(stable_id("address", str(location.pk))),
+                "location_id": str(location.pk),
+                "address_1": location.address_1,
+                **({"address_2": location.address_2} if location.address_2 else {}),
+                "city": location.city,
+                "state_province": location.state_province,
+                "postal_code": location.postal_code,
+                "country": "US",
+                "address_type": location.location_type,
+            }
+        )
+    return _clean(
+        {
+            "id": str(location.pk),
+            "location_type": location.location_type,
+            "organization_id": str(location.organization_id),
+            "name": location.name,
+            "latitude": location.latitude,
+            "longitude": location.longitude,
+            "addresses": addresses or None,
+            "x_pathways": _clean(
+                {
+                    "region": location.region,
+                    "geo_precision": location.geo_precision,
+                    "city": location.city,
+                    "postal_code": location.postal_code,
+                }
+            ),
+        }
+    )
 
 
 def organization_json(org: Organization, *, full: bool = True, services: Iterable[Service] = ()) -> dict[str, Any]:
@@ -153,7 +181,9 @@ def _attribute_json(attr_id: object, service_id: object, term: TaxonomyTerm, val
     }
 
 
-def service_json(service: Service, *, full: bool = True, terms: dict[str, TaxonomyTerm] | None = None) -> dict[str, Any]:
+def service_json(
+    service: Service, *, full: bool = True, terms: dict[str, TaxonomyTerm] | None = None
+) -> dict[str, Any]:
     """One service: list form (one-to-one fields only) or fully nested (`full`)."""
     data: dict[str, Any] = {
         "id": str(service.pk),
@@ -169,14 +199,16 @@ def service_json(service: Service, *, full: bool = True, terms: dict[str, Taxono
         "alert": service.alert,
         "assured_date": service.last_verified_at.isoformat() if service.last_verified_at else None,
         "last_modified": service.updated_at.isoformat() if service.updated_at else None,
-        "x_pathways": _clean({
-            "slug": service.slug,
-            "is_statewide": service.is_statewide,
-            "is_crisis_line": service.is_crisis_line,
-            "source_url": service.source_url,
-            "source_verified": service.source_verified,
-            "caveat": service.caveat,
-        }),
+        "x_pathways": _clean(
+            {
+                "slug": service.slug,
+                "is_statewide": service.is_statewide,
+                "is_crisis_line": service.is_crisis_line,
+                "source_url": service.source_url,
+                "source_verified": service.source_verified,
+                "caveat": service.caveat,
+            }
+        ),
     }
     if full:
         terms = terms if terms is not None else _need_terms()
@@ -184,8 +216,15 @@ def service_json(service: Service, *, full: bool = True, terms: dict[str, Taxono
         data["phones"] = [phone_json(phone) for phone in service.phones.order_by("rank", "id")]
         data["schedules"] = [schedule_json(schedule) for schedule in service.schedules.order_by("id")]
         data["service_at_locations"] = [
-            _clean({"id": str(sal.pk), "service_id": str(service.pk), "location_id": str(sal.location_id),
-                    "description": sal.description, "location": location_json(sal.location)})
+            _clean(
+                {
+                    "id": str(sal.pk),
+                    "service_id": str(service.pk),
+                    "location_id": str(sal.location_id),
+                    "description": sal.description,
+                    "location": location_json(sal.location),
+                }
+            )
             for sal in service.service_at_locations.select_related("location").order_by("id")
         ]
         data["languages"] = [_language_json(code, "service", service.pk) for code in service.languages]
@@ -206,8 +245,12 @@ def service_json(service: Service, *, full: bool = True, terms: dict[str, Taxono
 
 
 def service_at_location_json(sal: ServiceAtLocation, *, full: bool = True) -> dict[str, Any]:
-    data = {"id": str(sal.pk), "service_id": str(sal.service_id), "location_id": str(sal.location_id),
-            "description": sal.description}
+    data = {
+        "id": str(sal.pk),
+        "service_id": str(sal.service_id),
+        "location_id": str(sal.location_id),
+        "description": sal.description,
+    }
     if full:
         data["location"] = location_json(sal.location)
         data["service"] = service_json(sal.service, full=False)
@@ -243,6 +286,7 @@ def export_directory() -> dict[str, Any]:
 
 
 # --- from HSDS ---------------------------------------------------------------------------------
+
 
 def _upsert(model: type, pk: str, values: dict[str, Any]) -> Any:
     instance = model.objects.filter(pk=pk).first() or model(pk=pk)
@@ -340,18 +384,37 @@ def import_directory(document: dict[str, Any]) -> dict[str, int]:
     try:
         with transaction.atomic(), match_index_deferred():
             for taxonomy in document.get("taxonomies", []):
-                _upsert(Taxonomy, taxonomy["id"], {key: taxonomy.get(key, "") for key in ("name", "description", "uri", "version")})
+                _upsert(
+                    Taxonomy,
+                    taxonomy["id"],
+                    {key: taxonomy.get(key, "") for key in ("name", "description", "uri", "version")},
+                )
             for term in document.get("taxonomy_terms", []):
-                _upsert(TaxonomyTerm, term["id"], {
-                    "taxonomy": term["taxonomy_id"], "code": term["code"], "name": term["name"],
-                    "description": term["description"], "parent": term.get("parent_id"),
-                })
+                _upsert(
+                    TaxonomyTerm,
+                    term["id"],
+                    {
+                        "taxonomy": term["taxonomy_id"],
+                        "code": term["code"],
+                        "name": term["name"],
+                        "description": term["description"],
+                        "parent": term.get("parent_id"),
+                    },
+                )
             for org in document.get("organizations", []):
                 extra = org.get("x_pathways", {})
-                _upsert(Organization, org["id"], {
-                    "slug": extra.get("slug") or org["id"], "name": org["name"], "description": org.get("description", ""),
-                    "url": org.get("website", ""), "email": org.get("email", ""), "feed_url": extra.get("feed_url", ""),
-                })
+                _upsert(
+                    Organization,
+                    org["id"],
+                    {
+                        "slug": extra.get("slug") or org["id"],
+                        "name": org["name"],
+                        "description": org.get("description", ""),
+                        "url": org.get("website", ""),
+                        "email": org.get("email", ""),
+                        "feed_url": extra.get("feed_url", ""),
+                    },
+                )
                 counts["organizations"] += 1
                 for location in org.get("locations", []):
                     _upsert(Location, location["id"], _location_values(location))
@@ -379,15 +442,25 @@ def _import_children(service: dict[str, Any]) -> None:
     for sal in service.get("service_at_locations", []):
         if "location" in sal:
             _upsert(Location, sal["location_id"], _location_values(sal["location"]))
-        _upsert(ServiceAtLocation, sal["id"], {"service": service_id, "location": sal["location_id"], "description": sal.get("description", "")})
+        _upsert(
+            ServiceAtLocation,
+            sal["id"],
+            {"service": service_id, "location": sal["location_id"], "description": sal.get("description", "")},
+        )
     for phone in service.get("phones", []):
         _upsert(Phone, phone["id"], _phone_values(phone, service["organization_id"]))
     for schedule in service.get("schedules", []):
         _upsert(Schedule, schedule["id"], _schedule_values(schedule))
     for doc in service.get("required_documents", []):
-        _upsert(RequiredDocument, doc["id"], {"service": service_id, "document": doc["document"], "uri": doc.get("uri", "")})
+        _upsert(
+            RequiredDocument, doc["id"], {"service": service_id, "document": doc["document"], "uri": doc.get("uri", "")}
+        )
     for attr in service.get("attributes", []):
         term = attr.get("taxonomy_term", {})
         if term.get("taxonomy") == NEEDS_TAXONOMY:
             continue  # categories live on Service.categories
-        _upsert(Attribute, attr["id"], {"service": service_id, "taxonomy_term": attr["taxonomy_term_id"], "value": attr.get("value", "true")})
+        _upsert(
+            Attribute,
+            attr["id"],
+            {"service": service_id, "taxonomy_term": attr["taxonomy_term_id"], "value": attr.get("value", "true")},
+        )

@@ -110,14 +110,26 @@ class Service(models.Model):
     is_crisis_line = models.BooleanField(default=False)
     is_statewide = models.BooleanField(default=False, help_text="Serves all of Texas (offered as the fallback).")
     source_url = models.URLField(blank=True)
-    source_verified = models.BooleanField(default=False, help_text="Name plus phone or address seen in a public source.")
+    source_verified = models.BooleanField(
+        default=False, help_text="Name plus phone or address seen in a public source."
+    )
     caveat = models.TextField(blank=True)
     # Derived, kept in step by resources.matchindex (signals and loaders): what match() filters and
     # ranks on, so a match is one index lookup instead of joins over locations and schedules.
-    match_keys = ArrayField(models.CharField(max_length=64), default=list, blank=True, editable=False,
-                            help_text='"<category>@<region>" for each category and each region served.')
-    open_ranges = ArrayField(IntegerRangeField(), default=list, blank=True, editable=False,
-                             help_text="Opening hours as minute-of-week ranges (America/Chicago).")
+    match_keys = ArrayField(
+        models.CharField(max_length=64),
+        default=list,
+        blank=True,
+        editable=False,
+        help_text='"<category>@<region>" for each category and each region served.',
+    )
+    open_ranges = ArrayField(
+        IntegerRangeField(),
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="Opening hours as minute-of-week ranges (America/Chicago).",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -344,7 +356,9 @@ class ChangeRequest(models.Model):
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    feed_refresh = models.ForeignKey(FeedRefresh, null=True, blank=True, on_delete=models.SET_NULL, related_name="change_requests")
+    feed_refresh = models.ForeignKey(
+        FeedRefresh, null=True, blank=True, on_delete=models.SET_NULL, related_name="change_requests"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -388,5 +402,9 @@ def field_payload(instance: models.Model, names: tuple[str, ...]) -> dict[str, A
     for name in names:
         field = instance._meta.get_field(name)
         value = getattr(instance, field.attname)
-        out[name] = field.value_to_string(instance) if value is not None and not isinstance(value, (str, int, float, bool, list)) else value
+        out[name] = (
+            field.value_to_string(instance)
+            if value is not None and not isinstance(value, (str, int, float, bool, list))
+            else value
+        )
     return out

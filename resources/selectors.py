@@ -192,8 +192,14 @@ def match(
     bucket = "NULL::double precision"
     if near is not None:
         # Equirectangular distance in 5 km buckets: exact enough inside a region and cheap to sort.
-        params.update({"lat0": near[0], "lon0": near[1], "cos0": math.cos(math.radians(near[0])),
-                       "per_bucket": KM_PER_DEGREE / DISTANCE_BUCKET_KM})
+        params.update(
+            {
+                "lat0": near[0],
+                "lon0": near[1],
+                "cos0": math.cos(math.radians(near[0])),
+                "per_bucket": KM_PER_DEGREE / DISTANCE_BUCKET_KM,
+            }
+        )
         bucket = (
             "floor(sqrt(power(l.latitude - %(lat0)s, 2) + power((l.longitude - %(lon0)s) * %(cos0)s, 2))"
             " * %(per_bucket)s)"
@@ -227,16 +233,22 @@ def _with_extras(cards: list[ResourceCard], language: str | None) -> list[Resour
     for doc in RequiredDocument.objects.filter(service_id__in=ids).order_by("id"):
         documents[str(doc.service_id)].append((doc.document_es or doc.document) if spanish else doc.document)
     attributes: dict[str, list[tuple[str, bool]]] = {card.id: [] for card in cards}
-    for attr in Attribute.objects.filter(service_id__in=ids).select_related("taxonomy_term").order_by("taxonomy_term__code"):
+    for attr in (
+        Attribute.objects.filter(service_id__in=ids).select_related("taxonomy_term").order_by("taxonomy_term__code")
+    ):
         attributes[str(attr.service_id)].append((attr.taxonomy_term.code, attr.value == "true"))
     texts: dict[str, dict[str, str]] = {}
     hours: dict[str, str] = {}
     if spanish:
-        texts = {str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values("id", "description_es", "alert_es")}
+        texts = {
+            str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values("id", "description_es", "alert_es")
+        }
         rules: dict[str, list[Rule]] = {card.id: [] for card in cards}
         for schedule in Schedule.objects.filter(service_id__in=ids).order_by("id"):
             # The Spanish description, else the hours generated in Spanish (an English-only note is dropped).
-            rules[str(schedule.service_id)].append(Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description_es))
+            rules[str(schedule.service_id)].append(
+                Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description_es)
+            )
         hours = {key: summarize(value, "es") for key, value in rules.items()}
     result = []
     for card in cards:
@@ -252,16 +264,29 @@ def _with_extras(cards: list[ResourceCard], language: str | None) -> list[Resour
 
 def _card_from_row(row: dict[str, object], *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
     service = SimpleNamespace(
-        pk=row["id"], slug=row["slug"], name=row["name"], description=row["description"], url=row["url"],
-        languages=row["languages"], categories=row["categories"], status=row["status"], alert=row["alert"],
-        last_verified_at=row["last_verified_at"], is_statewide=row["is_statewide"],
+        pk=row["id"],
+        slug=row["slug"],
+        name=row["name"],
+        description=row["description"],
+        url=row["url"],
+        languages=row["languages"],
+        categories=row["categories"],
+        status=row["status"],
+        alert=row["alert"],
+        last_verified_at=row["last_verified_at"],
+        is_statewide=row["is_statewide"],
         organization=SimpleNamespace(name=row["organization"]),
     )
     location = None
     if row["tier"] == 0:
         location = SimpleNamespace(
-            address_1=row["address_1"], address_2=row["address_2"], city=row["city"], postal_code=row["postal_code"],
-            region=row["region"], latitude=row["latitude"], longitude=row["longitude"],
+            address_1=row["address_1"],
+            address_2=row["address_2"],
+            city=row["city"],
+            postal_code=row["postal_code"],
+            region=row["region"],
+            latitude=row["latitude"],
+            longitude=row["longitude"],
         )
     phones = [SimpleNamespace(**phone) for phone in row["phones"] or []]
     rules = [
@@ -277,7 +302,9 @@ def _parse_time(value: object) -> dt.time | None:
     return dt.time.fromisoformat(str(value)) if value else None
 
 
-def service_cards(service_ids: Sequence[object], *, near: tuple[float, float] | None = None, language: str | None = None) -> list[ResourceCard]:
+def service_cards(
+    service_ids: Sequence[object], *, near: tuple[float, float] | None = None, language: str | None = None
+) -> list[ResourceCard]:
     """Cards for known services (e.g. to re-show a card), each at its first location."""
     moment = local_now()
     services = Service.objects.filter(pk__in=service_ids).select_related("organization")
@@ -303,8 +330,12 @@ def _details(service_ids: list[object]) -> dict[object, tuple[list[Phone], list[
     for phone in Phone.objects.filter(service_id__in=service_ids).order_by("rank", "id"):
         phones[phone.service_id].append(phone)
     for schedule in Schedule.objects.filter(service_id__in=service_ids).order_by("id"):
-        rules[schedule.service_id].append(Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description))
-    for sal in ServiceAtLocation.objects.filter(service_id__in=service_ids).select_related("location").order_by("location_id"):
+        rules[schedule.service_id].append(
+            Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description)
+        )
+    for sal in (
+        ServiceAtLocation.objects.filter(service_id__in=service_ids).select_related("location").order_by("location_id")
+    ):
         addresses[sal.service_id].append(_address(sal.location))
     return {pk: (phones[pk], rules[pk], tuple(address for address in addresses[pk] if address)) for pk in service_ids}
 
@@ -319,7 +350,9 @@ def _address(location: object) -> str:
     return ", ".join(part for part in (street, tail) if part) if street else ""
 
 
-def _card(service: Service, location: object, details: dict, *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
+def _card(
+    service: Service, location: object, details: dict, *, near: tuple[float, float] | None, now: dt.datetime
+) -> ResourceCard:
     phones, rules, statewide_addresses = details[service.pk]
     voice = next((phone for phone in phones if phone.type == "voice"), None) or (phones[0] if phones else None)
     phone_display = ""
@@ -376,11 +409,16 @@ def coverage(*, today: dt.date | None = None) -> CoverageReport:
     region with a street address: an entry without a confirmed address is not counted as local.
     """
     today = today or local_now().date()
-    cells: dict[tuple[str, str], set[str]] = {(region, need): set() for region in COVERAGE_REGIONS for need in CORE_NEEDS}
+    cells: dict[tuple[str, str], set[str]] = {
+        (region, need): set() for region in COVERAGE_REGIONS for need in CORE_NEEDS
+    }
     rows = (
         ServiceAtLocation.objects.filter(
-            service__status="active", service__is_statewide=False, service__source_verified=True,
-            location__location_type="physical", location__region__in=COVERAGE_REGIONS,
+            service__status="active",
+            service__is_statewide=False,
+            service__source_verified=True,
+            location__location_type="physical",
+            location__region__in=COVERAGE_REGIONS,
         )
         .exclude(service__source_url="")
         .exclude(location__address_1="")
@@ -401,7 +439,9 @@ def coverage(*, today: dt.date | None = None) -> CoverageReport:
         checked_on=today.isoformat(),
         total_services=Service.objects.count(),
         cells=tuple(
-            CoverageCell(region, need, METRO_TARGET if region in METRO_REGIONS else REGIONAL_TARGET, tuple(sorted(slugs)))
+            CoverageCell(
+                region, need, METRO_TARGET if region in METRO_REGIONS else REGIONAL_TARGET, tuple(sorted(slugs))
+            )
             for (region, need), slugs in cells.items()
         ),
         stale=stale,

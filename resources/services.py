@@ -56,13 +56,34 @@ TARGETS: dict[str, tuple[type[models.Model], tuple[str, ...]]] = {
     "organization": (Organization, ("name", "description", "url", "email")),
     "service": (
         Service,
-        ("name", "description", "url", "email", "categories", "languages", "eligibility", "fees",
-         "application_process", "status", "alert"),
+        (
+            "name",
+            "description",
+            "url",
+            "email",
+            "categories",
+            "languages",
+            "eligibility",
+            "fees",
+            "application_process",
+            "status",
+            "alert",
+        ),
     ),
     "location": (
         Location,
-        ("name", "location_type", "address_1", "address_2", "city", "postal_code", "region", "latitude",
-         "longitude", "geo_precision"),
+        (
+            "name",
+            "location_type",
+            "address_1",
+            "address_2",
+            "city",
+            "postal_code",
+            "region",
+            "latitude",
+            "longitude",
+            "geo_precision",
+        ),
     ),
     "phone": (Phone, ("service", "location", "number", "extension", "type", "description", "languages", "rank")),
     "schedule": (Schedule, ("service", "location", "byday", "opens_at", "closes_at", "description")),
@@ -102,6 +123,7 @@ def organization_id_of(instance: models.Model) -> uuid.UUID | None:
 
 # --- taxonomy --------------------------------------------------------------------------------
 
+
 def taxonomies_ensure() -> None:
     """Create the need-category and reentry-attribute taxonomies and their terms (idempotent)."""
     specs = (
@@ -135,12 +157,11 @@ def category_term_id(code: str) -> uuid.UUID:
 
 # --- live writes -------------------------------------------------------------------------------
 
+
 def version_record(*, instance: models.Model, actor: str, reason: str) -> EntryVersion:
     """Snapshot an object after a change (the directory's history)."""
     entity_type = ENTITY_TYPES.get(type(instance), type(instance).__name__.lower())
-    names = tuple(
-        field.name for field in instance._meta.concrete_fields if field.name not in {"updated_at"}
-    )
+    names = tuple(field.name for field in instance._meta.concrete_fields if field.name not in {"updated_at"})
     return EntryVersion.objects.create(
         entity_type=entity_type,
         entity_id=instance.pk,
@@ -151,7 +172,11 @@ def version_record(*, instance: models.Model, actor: str, reason: str) -> EntryV
 
 
 def entry_save(
-    *, instance: models.Model, actor: AbstractBaseUser | None, reason: str = "staff_edit", changed_fields: list[str] | None = None
+    *,
+    instance: models.Model,
+    actor: AbstractBaseUser | None,
+    reason: str = "staff_edit",
+    changed_fields: list[str] | None = None,
 ) -> models.Model:
     """Validate and save a live object directly (staff and loaders only), with history and audit."""
     with transaction.atomic():
@@ -332,7 +357,11 @@ def change_request_approve(*, change_request_id: int, reviewer: Any, note: str =
             actor=actor_label(reviewer),
             object_type="change_request",
             object_id=request.pk,
-            data={"target_type": request.target_type, "target_id": str(request.target_id), "fields": request.fields_changed},
+            data={
+                "target_type": request.target_type,
+                "target_id": str(request.target_id),
+                "fields": request.fields_changed,
+            },
         )
     return request
 
@@ -364,7 +393,12 @@ DEFAULT_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "directory.json
 
 
 def _sync(
-    instance: models.Model, values: dict[str, Any], *, update: bool, counts: dict[str, int], versions: list[EntryVersion]
+    instance: models.Model,
+    values: dict[str, Any],
+    *,
+    update: bool,
+    counts: dict[str, int],
+    versions: list[EntryVersion],
 ) -> models.Model:
     """Create `instance` with `values` if missing; with update=True also overwrite an existing one.
 
@@ -391,8 +425,13 @@ def _sync(
     target.save()
     names = tuple(field.name for field in target._meta.concrete_fields if field.name != "updated_at")
     versions.append(
-        EntryVersion(entity_type=ENTITY_TYPES.get(model, model.__name__.lower()), entity_id=target.pk,
-                     snapshot=field_payload(target, names), actor="system", reason="load")
+        EntryVersion(
+            entity_type=ENTITY_TYPES.get(model, model.__name__.lower()),
+            entity_id=target.pk,
+            snapshot=field_payload(target, names),
+            actor="system",
+            reason="load",
+        )
     )
     counts["updated" if existing is not None else "created"] += 1
     return target
@@ -439,7 +478,12 @@ def entry_check(entry: dict[str, Any]) -> None:
 
 
 def _load_entry(
-    entry: dict[str, Any], *, update: bool, counts: dict[str, int], versions: list[EntryVersion], terms: dict[str, TaxonomyTerm]
+    entry: dict[str, Any],
+    *,
+    update: bool,
+    counts: dict[str, int],
+    versions: list[EntryVersion],
+    terms: dict[str, TaxonomyTerm],
 ) -> None:
     slug = entry["slug"]
     sync = functools.partial(_sync, update=update, counts=counts, versions=versions)
@@ -449,9 +493,13 @@ def _load_entry(
     service_values = dict(entry["service"])
     documents = service_values.pop("required_documents", [])
     attributes = service_values.pop("attributes", {})
-    service = sync(Service(pk=stable_id("service", slug)), {"organization": organization, "slug": slug, **service_values})
+    service = sync(
+        Service(pk=stable_id("service", slug)), {"organization": organization, "slug": slug, **service_values}
+    )
     for index, location_values in enumerate(entry.get("locations", [])):
-        location = sync(Location(pk=stable_id("location", slug, str(index))), {"organization": organization, **location_values})
+        location = sync(
+            Location(pk=stable_id("location", slug, str(index))), {"organization": organization, **location_values}
+        )
         sync(
             ServiceAtLocation(pk=stable_id("service_at_location", slug, str(index))),
             {"service": service, "location": location},

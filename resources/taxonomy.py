@@ -60,7 +60,14 @@ REGIONS: Final[tuple[str, ...]] = (
 # The coverage matrix (issue #25): the places a person needs first, in every named region. Metro
 # regions should list at least three verified local entries per need, the others at least one.
 CORE_NEEDS: Final[tuple[str, ...]] = (
-    "id_documents", "supervision", "food", "housing", "employment", "health", "legal_aid", "benefits",
+    "id_documents",
+    "supervision",
+    "food",
+    "housing",
+    "employment",
+    "health",
+    "legal_aid",
+    "benefits",
 )
 COVERAGE_REGIONS: Final[tuple[str, ...]] = tuple(region for region in REGIONS if region not in {"statewide", "other"})
 METRO_REGIONS: Final[frozenset[str]] = frozenset({"houston", "dallas_fort_worth", "austin", "san_antonio", "el_paso"})

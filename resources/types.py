@@ -80,7 +80,13 @@ class CoverageCell:
         return self.count >= self.target
 
     def as_dict(self) -> dict[str, Any]:
-        return {"region": self.region, "need": self.need, "count": self.count, "target": self.target, "entries": list(self.slugs)}
+        return {
+            "region": self.region,
+            "need": self.need,
+            "count": self.count,
+            "target": self.target,
+            "entries": list(self.slugs),
+        }
 
 
 @dataclass(frozen=True)

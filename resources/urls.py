@@ -15,7 +15,9 @@ urlpatterns = [
     re_path(r"^organizations/?$", api.OrganizationListView.as_view(), name="organizations"),
     re_path(r"^organizations/(?P<pk>[^/]+)/?$", api.OrganizationDetailView.as_view(), name="organization"),
     re_path(r"^service_at_locations/?$", api.ServiceAtLocationListView.as_view(), name="service_at_locations"),
-    re_path(r"^service_at_locations/(?P<pk>[^/]+)/?$", api.ServiceAtLocationDetailView.as_view(), name="service_at_location"),
+    re_path(
+        r"^service_at_locations/(?P<pk>[^/]+)/?$", api.ServiceAtLocationDetailView.as_view(), name="service_at_location"
+    ),
     re_path(r"^taxonomies/?$", api.TaxonomyListView.as_view(), name="taxonomies"),
     re_path(r"^taxonomies/(?P<pk>[^/]+)/?$", api.TaxonomyDetailView.as_view(), name="taxonomy"),
     re_path(r"^taxonomy_terms/?$", api.TaxonomyTermListView.as_view(), name="taxonomy_terms"),

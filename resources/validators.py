@@ -47,7 +47,11 @@ def display_phone(number: str) -> str:
         parsed = phonenumbers.parse(number, "US")
     except phonenumbers.NumberParseException:
         return number
-    fmt = phonenumbers.PhoneNumberFormat.NATIONAL if parsed.country_code == 1 else phonenumbers.PhoneNumberFormat.INTERNATIONAL
+    fmt = (
+        phonenumbers.PhoneNumberFormat.NATIONAL
+        if parsed.country_code == 1
+        else phonenumbers.PhoneNumberFormat.INTERNATIONAL
+    )
     return phonenumbers.format_number(parsed, fmt)
 
 

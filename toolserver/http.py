@@ -41,7 +41,9 @@ def _security() -> TransportSecuritySettings:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     allowed = [pattern for host in hosts for pattern in (host, f"{host}:*")]
     origins = [f"{scheme}://{pattern}" for scheme in ("http", "https") for pattern in allowed]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed, allowed_origins=origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=allowed, allowed_origins=origins
+    )
 
 
 class McpHttpApp:
@@ -62,7 +64,9 @@ class McpHttpApp:
                 server = build_server(self._server_name)
                 # Building the SDK's app creates the session manager; the manager alone is mounted here
                 # (the SDK's documented way to serve an MCPServer inside another ASGI application).
-                server.streamable_http_app(streamable_http_path=PATH, stateless_http=True, json_response=True, transport_security=_security())
+                server.streamable_http_app(
+                    streamable_http_path=PATH, stateless_http=True, json_response=True, transport_security=_security()
+                )
                 manager = server.session_manager
                 started = asyncio.Event()
 
@@ -99,10 +103,14 @@ def _bearer(scope: Scope) -> str:
 
 
 async def _unauthorized(send: Send) -> None:
-    body = json.dumps({"error": "unauthorized", "message": "A staff API token is required (Authorization: Bearer …)."}).encode()
-    await send({
-        "type": "http.response.start",
-        "status": 401,
-        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="pathways-mcp"')],
-    })
+    body = json.dumps(
+        {"error": "unauthorized", "message": "A staff API token is required (Authorization: Bearer …)."}
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="pathways-mcp"')],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -141,9 +141,13 @@ def _one_of(value: str | None, *, field: str, allowed: tuple[str, ...]) -> None:
 
 # --- tools --------------------------------------------------------------------------------------
 def corpus_search_tool(
-    query: Annotated[str, Field(description="the question, in English or Spanish", json_schema_extra={"maxLength": MAX_QUERY_CHARS})],
+    query: Annotated[
+        str, Field(description="the question, in English or Spanish", json_schema_extra={"maxLength": MAX_QUERY_CHARS})
+    ],
     language: Annotated[Language, Field(description="language of the summaries returned")] = "en",
-    category: Annotated[str | None, Field(description="need category filter", json_schema_extra={"enum": [*CATEGORIES, None]})] = None,
+    category: Annotated[
+        str | None, Field(description="need category filter", json_schema_extra={"enum": [*CATEGORIES, None]})
+    ] = None,
 ) -> CorpusSearchOut:
     """Search the cited Texas legal corpus. Hits carry citation, source URL, a verbatim excerpt,
     the caveat and the confidence gate's decision: a gated result says "do not assert — hand off"."""
@@ -157,7 +161,14 @@ def corpus_search_tool(
             raise ToolError(f"query: {exc.message}") from None
         excerpts = corpus_source_excerpts(slugs=[hit.slug for hit in result.hits])
     cite = {hit.slug for hit in result.assertable_hits}
-    logger.info("mcp corpus_search language=%s category=%s gated=%s hits=%d query=%r", language, category, result.gated, len(result.hits), safe)
+    logger.info(
+        "mcp corpus_search language=%s category=%s gated=%s hits=%d query=%r",
+        language,
+        category,
+        result.gated,
+        len(result.hits),
+        safe,
+    )
     return CorpusSearchOut(
         query=safe,
         language=language,
@@ -167,9 +178,16 @@ def corpus_search_tool(
         decision=HANDOFF_INSTRUCTION if result.gated else "may cite",
         hits=[
             CorpusHit(
-                slug=hit.slug, citation=hit.citation, title=hit.title, url=hit.url, excerpt=excerpts.get(hit.slug, ""),
-                summary=hit.summary, caveat=hit.caveat, assertable=hit.assertable,
-                decision="may cite" if hit.slug in cite else DO_NOT_ASSERT, score=round(hit.score, 6),
+                slug=hit.slug,
+                citation=hit.citation,
+                title=hit.title,
+                url=hit.url,
+                excerpt=excerpts.get(hit.slug, ""),
+                summary=hit.summary,
+                caveat=hit.caveat,
+                assertable=hit.assertable,
+                decision="may cite" if hit.slug in cite else DO_NOT_ASSERT,
+                score=round(hit.score, 6),
             )
             for hit in result.hits
         ],
@@ -178,7 +196,9 @@ def corpus_search_tool(
 
 
 def corpus_entry_tool(
-    slug: Annotated[str, Field(description="entry slug, e.g. tx-gov-508-181", json_schema_extra={"maxLength": MAX_KEY_CHARS})],
+    slug: Annotated[
+        str, Field(description="entry slug, e.g. tx-gov-508-181", json_schema_extra={"maxLength": MAX_KEY_CHARS})
+    ],
     language: Annotated[Language, Field(description="language of the summary")] = "en",
 ) -> CorpusEntryOut:
     """One corpus entry by slug, with its citation, source, excerpt, caveat and whether it may be cited."""
@@ -190,16 +210,29 @@ def corpus_entry_tool(
         raise ToolError("slug: no corpus entry has this slug")
     logger.info("mcp corpus_entry slug=%s", hit.slug)
     return CorpusEntryOut(
-        slug=hit.slug, citation=hit.citation, title=hit.title, summary=hit.summary, url=hit.url,
-        excerpt=excerpt, caveat=hit.caveat, category=hit.category,
-        jurisdiction=hit.jurisdiction, assertable=hit.assertable, decision="may cite" if hit.assertable else DO_NOT_ASSERT,
+        slug=hit.slug,
+        citation=hit.citation,
+        title=hit.title,
+        summary=hit.summary,
+        url=hit.url,
+        excerpt=excerpt,
+        caveat=hit.caveat,
+        category=hit.category,
+        jurisdiction=hit.jurisdiction,
+        assertable=hit.assertable,
+        decision="may cite" if hit.assertable else DO_NOT_ASSERT,
     )
 
 
 def resources_match_tool(
     need: Annotated[str, Field(description="need category", json_schema_extra={"enum": list(NEED_CATEGORIES)})],
     region: Annotated[str, Field(description="Texas region", json_schema_extra={"enum": list(REGIONS)})],
-    place: Annotated[str | None, Field(description="a Texas city or ZIP, to sort nearest first", json_schema_extra={"maxLength": MAX_PLACE_CHARS})] = None,
+    place: Annotated[
+        str | None,
+        Field(
+            description="a Texas city or ZIP, to sort nearest first", json_schema_extra={"maxLength": MAX_PLACE_CHARS}
+        ),
+    ] = None,
     language: Annotated[Language, Field(description="preferred service language")] = "en",
 ) -> ResourcesMatchOut:
     """Directory services for a need in a Texas region (statewide lines fill a sparse region), nearest
@@ -219,9 +252,17 @@ def resources_match_tool(
             cards = match(category=need, region=region, near=near, language=language, limit=5)
         except ResourceError as exc:
             raise ToolError(exc.message) from None
-    logger.info("mcp resources_match need=%s region=%s place=%s results=%d", need, region, resolved.name if resolved else None, len(cards))
+    logger.info(
+        "mcp resources_match need=%s region=%s place=%s results=%d",
+        need,
+        region,
+        resolved.name if resolved else None,
+        len(cards),
+    )
     return ResourcesMatchOut(
-        need=need, region=region, place=resolved.name if resolved else None,
+        need=need,
+        region=region,
+        place=resolved.name if resolved else None,
         resources=[ResourceOut(**card.as_dict()) for card in cards],
     )
 
@@ -247,7 +288,11 @@ def build_server(name: str = "pathways") -> MCPServer:
     """A new MCP server with the read-only tools of `name` (pathways = all of them)."""
     if name not in SERVER_NAMES:
         raise ValueError(f"unknown MCP server {name!r}; use one of {', '.join(SERVER_NAMES)}")
-    tools = {"pathways": _CORPUS_TOOLS + _RESOURCE_TOOLS, "pathways-corpus": _CORPUS_TOOLS, "tx-resources": _RESOURCE_TOOLS}[name]
+    tools = {
+        "pathways": _CORPUS_TOOLS + _RESOURCE_TOOLS,
+        "pathways-corpus": _CORPUS_TOOLS,
+        "tx-resources": _RESOURCE_TOOLS,
+    }[name]
     server = MCPServer(
         name,
         instructions=(

@@ -29,7 +29,9 @@ def staff_token_create(*, username: str, name: str) -> tuple[StaffApiToken, str]
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with transaction.atomic():
         row = StaffApiToken.objects.create(user=user, name=name[:80], token_hash=token_hash(token), prefix=token[:8])
-        audit_event_record(action="mcp.token_created", actor=f"user:{user.pk}", object_type="mcp_token", object_id=row.pk)
+        audit_event_record(
+            action="mcp.token_created", actor=f"user:{user.pk}", object_type="mcp_token", object_id=row.pk
+        )
     return row, token
 
 

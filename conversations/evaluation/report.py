@@ -16,13 +16,30 @@ from conversations.evaluation.floors import check_floors
 from conversations.evaluation.metrics import STRATA, CaseResult, stratify, summarize
 
 HEADLINE = (
-    "crisis_recall", "crisis_precision", "top_need_accuracy", "region_accuracy", "citation_precision",
-    "citation_recall", "handoff_accuracy", "audit_agreement", "reply_language_accuracy", "case_pass_rate",
+    "crisis_recall",
+    "crisis_precision",
+    "top_need_accuracy",
+    "region_accuracy",
+    "citation_precision",
+    "citation_recall",
+    "handoff_accuracy",
+    "audit_agreement",
+    "reply_language_accuracy",
+    "case_pass_rate",
 )
-STRATUM_COLUMNS = ("top_need_accuracy", "crisis_recall", "citation_recall", "handoff_accuracy", "reply_language_accuracy", "case_pass_rate")
+STRATUM_COLUMNS = (
+    "top_need_accuracy",
+    "crisis_recall",
+    "citation_recall",
+    "handoff_accuracy",
+    "reply_language_accuracy",
+    "case_pass_rate",
+)
 
 
-def build_report(results: list[CaseResult], *, mode: str, suites: list[str], seconds: float | None = None) -> dict[str, Any]:
+def build_report(
+    results: list[CaseResult], *, mode: str, suites: list[str], seconds: float | None = None
+) -> dict[str, Any]:
     """Overall and per-stratum metrics, the floor checks and every case's verdict, as plain JSON data."""
     overall = summarize(results)
     strata = stratify(results)
@@ -70,7 +87,9 @@ def _pct(rate: dict[str, Any]) -> str:
     return f"{rate['rate']:.1%} <span class='small'>({rate['k']}/{rate['n']}; 95% CI {low:.1%} to {high:.1%})</span>"
 
 
-def _bar_chart(title: str, rows: list[tuple[str, dict[str, Any]]], *, reference: float | None = None, floor: float | None = None) -> str:
+def _bar_chart(
+    title: str, rows: list[tuple[str, dict[str, Any]]], *, reference: float | None = None, floor: float | None = None
+) -> str:
     """Horizontal bars (rate) with Wilson-interval whiskers; optional reference and floor lines."""
     rows = [(label, rate) for label, rate in rows if rate["n"]]
     if not rows:
@@ -85,23 +104,35 @@ def _bar_chart(title: str, rows: list[tuple[str, dict[str, Any]]], *, reference:
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
         x = left + tick * scale
         parts.append(f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height - 18}" stroke="#eee"/>')
-        parts.append(f'<text x="{x:.1f}" y="{height - 4}" font-size="10" text-anchor="middle" fill="#666">{tick:.0%}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 4}" font-size="10" text-anchor="middle" fill="#666">{tick:.0%}</text>'
+        )
     for index, (label, rate) in enumerate(rows):
         y = 30 + index * (bar_h + gap)
         value = rate["rate"]
         low, high = rate["ci95"]
         colour = "#2563eb" if floor is None or value >= floor else "#dc2626"
-        parts.append(f'<text x="{left - 6}" y="{y + bar_h - 4}" font-size="12" text-anchor="end">{escape(label)} (n={rate["n"]})</text>')
-        parts.append(f'<rect x="{left}" y="{y}" width="{value * scale:.1f}" height="{bar_h}" fill="{colour}" opacity="0.8"/>')
+        parts.append(
+            f'<text x="{left - 6}" y="{y + bar_h - 4}" font-size="12" text-anchor="end">{escape(label)} (n={rate["n"]})</text>'
+        )
+        parts.append(
+            f'<rect x="{left}" y="{y}" width="{value * scale:.1f}" height="{bar_h}" fill="{colour}" opacity="0.8"/>'
+        )
         mid = y + bar_h / 2
-        parts.append(f'<line x1="{left + low * scale:.1f}" y1="{mid}" x2="{left + high * scale:.1f}" y2="{mid}" stroke="#111" stroke-width="1.5"/>')
+        parts.append(
+            f'<line x1="{left + low * scale:.1f}" y1="{mid}" x2="{left + high * scale:.1f}" y2="{mid}" stroke="#111" stroke-width="1.5"/>'
+        )
         for end in (low, high):
-            parts.append(f'<line x1="{left + end * scale:.1f}" y1="{mid - 4}" x2="{left + end * scale:.1f}" y2="{mid + 4}" stroke="#111" stroke-width="1.5"/>')
+            parts.append(
+                f'<line x1="{left + end * scale:.1f}" y1="{mid - 4}" x2="{left + end * scale:.1f}" y2="{mid + 4}" stroke="#111" stroke-width="1.5"/>'
+            )
         parts.append(f'<text x="{left + width + 6}" y="{y + bar_h - 4}" font-size="12">{value:.1%}</text>')
     for line_value, dash, colour, name in ((reference, "4 3", "#111", "overall"), (floor, "2 2", "#dc2626", "floor")):
         if line_value is not None:
             x = left + max(0.0, min(1.0, line_value)) * scale
-            parts.append(f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height - 18}" stroke="{colour}" stroke-dasharray="{dash}"><title>{name} {line_value:.1%}</title></line>')
+            parts.append(
+                f'<line x1="{x:.1f}" y1="24" x2="{x:.1f}" y2="{height - 18}" stroke="{colour}" stroke-dasharray="{dash}"><title>{name} {line_value:.1%}</title></line>'
+            )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -121,7 +152,9 @@ def render_html(report: dict[str, Any]) -> str:
     ]
     for check in report["floors"]:
         badge = "<span class='pill ok'>pass</span>" if check["ok"] else "<span class='pill bad'>FAIL</span>"
-        out.append(f"<tr><td><code>{escape(check['metric'])}</code></td><td>{escape(check['floor'])}</td><td>{badge}</td><td class='small'>{escape(check['message'])}</td></tr>")
+        out.append(
+            f"<tr><td><code>{escape(check['metric'])}</code></td><td>{escape(check['floor'])}</td><td>{badge}</td><td class='small'>{escape(check['message'])}</td></tr>"
+        )
     out.append("</table>")
 
     out.append("<h2>Overall</h2>")
@@ -132,30 +165,46 @@ def render_html(report: dict[str, Any]) -> str:
     counts, latency, llm = overall["counts"], overall["latency_ms"], overall["llm"]
     for name, value in counts.items():
         out.append(f"<tr><td><code>{name}</code></td><td class='num {'ok' if value == 0 else 'bad'}'>{value}</td></tr>")
-    out.append(f"<tr><td>turn latency p50 / p95 / max</td><td class='num'>{latency['p50']} / {latency['p95']} / {latency['max']} ms</td></tr>")
-    out.append(f"<tr><td>LLM calls per turn · cost per turn · total cost</td><td class='num'>{llm['calls_per_turn']} · ${llm['cost_per_turn_usd']} · ${llm['cost_total_usd']}</td></tr></table>")
+    out.append(
+        f"<tr><td>turn latency p50 / p95 / max</td><td class='num'>{latency['p50']} / {latency['p95']} / {latency['max']} ms</td></tr>"
+    )
+    out.append(
+        f"<tr><td>LLM calls per turn · cost per turn · total cost</td><td class='num'>{llm['calls_per_turn']} · ${llm['cost_per_turn_usd']} · ${llm['cost_total_usd']}</td></tr></table>"
+    )
 
     out.append("<h2>By stratum</h2>")
     need_overall = rates["top_need_accuracy"]["rate"]
     for dim in STRATA:
         groups = report["strata"].get(dim, {})
         out.append(f"<h3>{escape(dim)}</h3>")
-        out.append(_bar_chart(
-            f"top_need accuracy by {dim} (dashed: overall; red: overall minus 10 pts)",
-            [(value, summary["rates"]["top_need_accuracy"]) for value, summary in groups.items()],
-            reference=need_overall,
-            floor=(need_overall - 0.10) if need_overall is not None else None,
-        ))
-        out.append("<table><tr><th>" + escape(dim) + "</th><th>turns</th>" + "".join(f"<th>{c}</th>" for c in STRATUM_COLUMNS) + "<th>p50 / p95 ms</th></tr>")
+        out.append(
+            _bar_chart(
+                f"top_need accuracy by {dim} (dashed: overall; red: overall minus 10 pts)",
+                [(value, summary["rates"]["top_need_accuracy"]) for value, summary in groups.items()],
+                reference=need_overall,
+                floor=(need_overall - 0.10) if need_overall is not None else None,
+            )
+        )
+        out.append(
+            "<table><tr><th>"
+            + escape(dim)
+            + "</th><th>turns</th>"
+            + "".join(f"<th>{c}</th>" for c in STRATUM_COLUMNS)
+            + "<th>p50 / p95 ms</th></tr>"
+        )
         for value, summary in groups.items():
             cells = "".join(f"<td class='num'>{_pct(summary['rates'][c])}</td>" for c in STRATUM_COLUMNS)
             lat = summary["latency_ms"]
-            out.append(f"<tr><td>{escape(value)}</td><td class='num'>{summary['turns']}</td>{cells}<td class='num'>{lat['p50']} / {lat['p95']}</td></tr>")
+            out.append(
+                f"<tr><td>{escape(value)}</td><td class='num'>{summary['turns']}</td>{cells}<td class='num'>{lat['p50']} / {lat['p95']}</td></tr>"
+            )
         out.append("</table>")
 
     failing = [case for case in report["cases"] if not case["passed"]]
     out.append(f"<h2>Failing cases ({len(failing)} of {len(report['cases'])} turns)</h2>")
-    out.append("<p class='small'>Text shown is what the navigator stored (redacted). A case fails on any unmet expectation.</p>")
+    out.append(
+        "<p class='small'>Text shown is what the navigator stored (redacted). A case fails on any unmet expectation.</p>"
+    )
     out.append("<table><tr><th>case</th><th>stratum</th><th>message (redacted)</th><th>what went wrong</th></tr>")
     for case in failing:
         strata = case["strata"]

@@ -108,7 +108,9 @@ def _run_turn(trace: Trace, index: int, text: str, expect: TurnExpect, conversat
             leaked = pii_leaks(_stored_text(turn), expect.pii)
     except Exception as exc:  # noqa: BLE001 - one broken turn is a failed case, not a failed run
         logger.warning("evaluation turn %s#%s failed: %s", trace.id, index, type(exc).__name__)
-        return Observation(**base, payload={}, latency_ms=(time.perf_counter() - started) * 1000, error=type(exc).__name__)
+        return Observation(
+            **base, payload={}, latency_ms=(time.perf_counter() - started) * 1000, error=type(exc).__name__
+        )
     return Observation(
         **base,
         payload=payload,
@@ -123,8 +125,14 @@ def _run_turn(trace: Trace, index: int, text: str, expect: TurnExpect, conversat
 def _stored_text(turn: Turn) -> str:
     """Every stored trace of the turn as one string: row, state, node runs, outbox and audit events."""
     runs = list(NodeRun.objects.filter(turn=turn).values("projection", "output", "outcome", "transition"))
-    outbox = list(OutboundMessage.objects.filter(turn=turn).values("body", "draft_body", "remainder", "rejection_reason"))
-    object_ids = [str(turn.pk), str(turn.conversation_id), *(str(pk) for pk in OutboundMessage.objects.filter(turn=turn).values_list("pk", flat=True))]
+    outbox = list(
+        OutboundMessage.objects.filter(turn=turn).values("body", "draft_body", "remainder", "rejection_reason")
+    )
+    object_ids = [
+        str(turn.pk),
+        str(turn.conversation_id),
+        *(str(pk) for pk in OutboundMessage.objects.filter(turn=turn).values_list("pk", flat=True)),
+    ]
     events = list(AuditEvent.objects.filter(object_id__in=object_ids).values("action", "data"))
     record = {
         "turn": {

@@ -11,12 +11,26 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from conversations.workflow.intake_rules import NEED_CATEGORIES
 
 CRISIS_CATEGORIES = (
-    "none", "suicide_self_harm", "domestic_violence", "medical_emergency_overdose",
-    "immediate_danger", "sexual_assault", "housing_emergency",
+    "none",
+    "suicide_self_harm",
+    "domestic_violence",
+    "medical_emergency_overdose",
+    "immediate_danger",
+    "sexual_assault",
+    "housing_emergency",
 )
 REGIONS = (
-    "statewide", "houston", "dallas_fort_worth", "austin", "san_antonio", "el_paso", "rio_grande_valley",
-    "corpus_christi", "west_texas", "east_texas", "other",
+    "statewide",
+    "houston",
+    "dallas_fort_worth",
+    "austin",
+    "san_antonio",
+    "el_paso",
+    "rio_grande_valley",
+    "corpus_christi",
+    "west_texas",
+    "east_texas",
+    "other",
 )
 HANDOFF_CATEGORIES = (*CRISIS_CATEGORIES[1:], "legal_aid", "out_of_state", "human", "uncertain", "bound")
 VERDICTS = ("pass", "soft_block", "hard_block")

@@ -97,255 +97,352 @@ _HIT_VERBS = (
 
 _RULES: Final[tuple[_Rule, ...]] = (
     # --- suicide / self-harm: explicit intent ---------------------------------------------------
-    _Rule(SUICIDE, "high", _rx(
-        r"\b(?:kill|killing|kil|kll|off|offing|hang|hanging|shoot|shooting|drown|drowning|poison|"
-        rf"poisoning|suffocate|overdose|od|unalive|unaliving|end) {_REFLEXIVE}\b(?! laugh| lol| lmao)"
-        r"|\bunaliv\w*\b"
-    )),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            r"\b(?:kill|killing|kil|kll|off|offing|hang|hanging|shoot|shooting|drown|drowning|poison|"
+            rf"poisoning|suffocate|overdose|od|unalive|unaliving|end) {_REFLEXIVE}\b(?! laugh| lol| lmao)"
+            r"|\bunaliv\w*\b"
+        ),
+    ),
     _Rule(SUICIDE, "high", _rx(r"(?<!\d\s)\bkms\b(?! away)")),
-    _Rule(SUICIDE, "high", _rx(
-        r"\b(?:suicid\w*|sucid\w*|suicd\w*|suiside\w*|suiciad\w*|sewerslide)\b"
-        r"(?! (?:watch|prevention|hotline|line|lifeline|awareness|class|program|training|poster"
-        r"|rate|rates|squad|door|statistics|stats))"
-    )),
-    _Rule(SUICIDE, "high", _rx(
-        rf"\b{_INTENT} (?:really |honestly |literally |seriously |kinda |lowkey |fr |just )*"
-        r"(?:to )?(?:die|be dead|not exist|not be alive|stop existing|(?:go )?(?:to )?sleep forever|"
-        r"go to sleep and not wake up|never wake up|not wake up|overdose|od|overdosing|oding)\b"
-        r"(?! of| from| laughing| for| in (?:a|this|that|the) (?:warehouse|job|place|halfway)"
-        r"| (?:my|his|her|your) (?:hair|beard|clothes|shirt))"
-    )),
-    _Rule(SUICIDE, "high", _rx(
-        rf"\b{_END_INTENT} (?:to )?(?:end|ending|finish|take) (?:it|it all|everything|things|"
-        r"my life|my own life|this life|mine|his life|her life|my self)\b(?! with| between| off)"
-        r"|\b(?:end|ending) it all\b|\b(?:end|ending|take|taking) my (?:own )?life\b"
-        # Not "im out for good": people say that about release.
-        r"|\b(?:i want|i wanna|i wana|i need|be|ill be|i will be) (?:out|gone) for good\b"
-        r"|\bon purpose\b(?= [^.?!]{0,20}\b(?:pills|od|overdos))"
-    )),
-    _Rule(SUICIDE, "high", _rx(
-        r"\b(?:dont|do not|doesnt|does not|no longer|dont even|dont really|didnt) "
-        r"(?:want|wanna|wana|wish) (?:to )?(?:live|be alive|exist|wake up|be around|be here|"
-        r"be on this earth)\b(?! with| in | at | there| near| by| w | on time| early)"
-        r"|\b(?:didnt|dont) exist anymore\b|\brather (?:be )?dead\b|\brather die\b"
-        r"|\bwhy (?:should|do|would|am) i (?:even |still )?(?:be alive|live|keep living|stay alive|alive|"
-        r"bother living|wake up)\b|\bsleep and (?:never|not) wake(?: up)?\b|\bnever wake up again\b"
-        r"|\b(?:go |be )?with (?:my )?\w+ in heaven\b|\bjoin my \w+ in heaven\b"
-    )),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            r"\b(?:suicid\w*|sucid\w*|suicd\w*|suiside\w*|suiciad\w*|sewerslide)\b"
+            r"(?! (?:watch|prevention|hotline|line|lifeline|awareness|class|program|training|poster"
+            r"|rate|rates|squad|door|statistics|stats))"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            rf"\b{_INTENT} (?:really |honestly |literally |seriously |kinda |lowkey |fr |just )*"
+            r"(?:to )?(?:die|be dead|not exist|not be alive|stop existing|(?:go )?(?:to )?sleep forever|"
+            r"go to sleep and not wake up|never wake up|not wake up|overdose|od|overdosing|oding)\b"
+            r"(?! of| from| laughing| for| in (?:a|this|that|the) (?:warehouse|job|place|halfway)"
+            r"| (?:my|his|her|your) (?:hair|beard|clothes|shirt))"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            rf"\b{_END_INTENT} (?:to )?(?:end|ending|finish|take) (?:it|it all|everything|things|"
+            r"my life|my own life|this life|mine|his life|her life|my self)\b(?! with| between| off)"
+            r"|\b(?:end|ending) it all\b|\b(?:end|ending|take|taking) my (?:own )?life\b"
+            # Not "im out for good": people say that about release.
+            r"|\b(?:i want|i wanna|i wana|i need|be|ill be|i will be) (?:out|gone) for good\b"
+            r"|\bon purpose\b(?= [^.?!]{0,20}\b(?:pills|od|overdos))"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            r"\b(?:dont|do not|doesnt|does not|no longer|dont even|dont really|didnt) "
+            r"(?:want|wanna|wana|wish) (?:to )?(?:live|be alive|exist|wake up|be around|be here|"
+            r"be on this earth)\b(?! with| in | at | there| near| by| w | on time| early)"
+            r"|\b(?:didnt|dont) exist anymore\b|\brather (?:be )?dead\b|\brather die\b"
+            r"|\bwhy (?:should|do|would|am) i (?:even |still )?(?:be alive|live|keep living|stay alive|alive|"
+            r"bother living|wake up)\b|\bsleep and (?:never|not) wake(?: up)?\b|\bnever wake up again\b"
+            r"|\b(?:go |be )?with (?:my )?\w+ in heaven\b|\bjoin my \w+ in heaven\b"
+        ),
+    ),
     # --- suicide: passive ideation, hopelessness ------------------------------------------------
-    _Rule(SUICIDE, "elevated", _rx(
-        r"\bwhats? (?:even )?the point(?: of (?:living|life|anything|it all|going on|me|being alive|"
-        r"trying anymore)| anymore| no more| in living| in anything)?(?= ?(?:[.!?,]|$))"
-        r"|\b(?:no|aint no) (?:point|reason) (?:for me )?(?:in |to )?(?:living|live|keep living|"
-        r"keep going|go on|going on|be alive|being alive|wake up)\b"
-        r"|\b(?:think|thinking|thought|thoughts) (?:about|of|bout) (?:dying|death|being dead)\b"
-        r"|\bnothing (?:left )?to live for\b|\b(?:life|living) (?:aint|isnt|is not|not|no longer) worth (?:living|it)\b"
-        r"|\b(?:cant|can not|dont think i (?:can|will)|not gonna|wont) (?:survive|make it through) "
-        r"(?:another|the|this|one more) (?:night|day)\b"
-        r"|\b(?:cant|can not|dont know if i can|how much longer i can|how long i can) "
-        r"(?:keep going|go on|keep living|do this)\b(?! to | at )"
-    )),
-    _Rule(SUICIDE, "elevated", _rx(
-        r"\b(?:better off without me|better (?:off )?without me in it|better off if i (?:was|were|wasnt|"
-        r"werent) (?:dead|gone|here|around)|better off dead|(?:nobody|no one|noone) (?:would|will|gonna|"
-        r"is gonna) (?:even )?(?:care|notice|miss me)|wont be (?:around|here) (?:much )?(?:longer|anymore|"
-        r"tomorrow)|(?:nobody|no one|noone) cares if i (?:live or )?die|(?:a )?burden (?:to|on) "
-        r"(?:everyone|everybody|my family)|disappear (?:for good|forever)|giv(?:e|ing) up on (?:life|living)|"
-        r"tired of (?:living|life|being alive)|done with (?:life|living|everything|it all)|"
-        r"done with all (?:this|of this|of it)(?= ?(?:[.!?,]|$))|ill be gone (?:by|before|soon)|cant (?:do|take) "
-        r"(?:this|it) (?:no more|anymore)|want (?:it|the pain|everything) (?:all )?to stop|"
-        r"so done with everything|hate my life|want out)\b"
-        r"|\bwish i (?:was|were) (?:dead|never born|gone)\b|\bwish i (?:never|didnt|wouldnt) "
-        r"(?:woke|wake|been born|was born)\b|\bhave a plan\b(?= ?(?:[.!?,]|$))"
-    )),
+    _Rule(
+        SUICIDE,
+        "elevated",
+        _rx(
+            r"\bwhats? (?:even )?the point(?: of (?:living|life|anything|it all|going on|me|being alive|"
+            r"trying anymore)| anymore| no more| in living| in anything)?(?= ?(?:[.!?,]|$))"
+            r"|\b(?:no|aint no) (?:point|reason) (?:for me )?(?:in |to )?(?:living|live|keep living|"
+            r"keep going|go on|going on|be alive|being alive|wake up)\b"
+            r"|\b(?:think|thinking|thought|thoughts) (?:about|of|bout) (?:dying|death|being dead)\b"
+            r"|\bnothing (?:left )?to live for\b|\b(?:life|living) (?:aint|isnt|is not|not|no longer) worth (?:living|it)\b"
+            r"|\b(?:cant|can not|dont think i (?:can|will)|not gonna|wont) (?:survive|make it through) "
+            r"(?:another|the|this|one more) (?:night|day)\b"
+            r"|\b(?:cant|can not|dont know if i can|how much longer i can|how long i can) "
+            r"(?:keep going|go on|keep living|do this)\b(?! to | at )"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "elevated",
+        _rx(
+            r"\b(?:better off without me|better (?:off )?without me in it|better off if i (?:was|were|wasnt|"
+            r"werent) (?:dead|gone|here|around)|better off dead|(?:nobody|no one|noone) (?:would|will|gonna|"
+            r"is gonna) (?:even )?(?:care|notice|miss me)|wont be (?:around|here) (?:much )?(?:longer|anymore|"
+            r"tomorrow)|(?:nobody|no one|noone) cares if i (?:live or )?die|(?:a )?burden (?:to|on) "
+            r"(?:everyone|everybody|my family)|disappear (?:for good|forever)|giv(?:e|ing) up on (?:life|living)|"
+            r"tired of (?:living|life|being alive)|done with (?:life|living|everything|it all)|"
+            r"done with all (?:this|of this|of it)(?= ?(?:[.!?,]|$))|ill be gone (?:by|before|soon)|cant (?:do|take) "
+            r"(?:this|it) (?:no more|anymore)|want (?:it|the pain|everything) (?:all )?to stop|"
+            r"so done with everything|hate my life|want out)\b"
+            r"|\bwish i (?:was|were) (?:dead|never born|gone)\b|\bwish i (?:never|didnt|wouldnt) "
+            r"(?:woke|wake|been born|was born)\b|\bhave a plan\b(?= ?(?:[.!?,]|$))"
+        ),
+    ),
     # --- self-harm and means --------------------------------------------------------------------
-    _Rule(SUICIDE, "high", _rx(
-        r"\b(?:cut|cutting|cuttin|burn|burning|hurt|hurting|harm|harming|starve|starving|slit|slitting|"
-        r"slice|slicing) "
-        rf"(?:{_REFLEXIVE}|my wrists?|my arms?|my legs?|my throat)\b"
-        r"|\b(?:slit|slitting|slice|slicing|cut|cutting) (?:my )?wrists?\b"
-        r"|\b(?:been|started|start|keep|still) cutting\b|\bcutting again\b|\bself ?harm\w*\b"
-    )),
-    _Rule(SUICIDE, "imminent", _rx(
-        r"\b(?:saving|saved|save|stockpil\w*|hoarding|collecting) (?:up )?(?:my |all my |these |the )?"
-        r"(?:pills|meds|medication|medicine|pastillas)\b"
-        r"|\bhow many (?:pills|\w+ pills|bars) (?:does it take|would it take|to die|to not wake up|would kill)"
-        r"|\b(?:easiest|painless|quickest|best|fastest) way to (?:die|go|kill)\b"
-        r"|\bhow (?:to|do i|can i|do you) (?:kill|hang|off) (?:my ?self|yourself)\b"
-        r"|\b(?:got|have|bought|found|tied|made) (?:a |the |my )?(?:rope|noose)\b|\bnoose\b"
-        r"|\bjump(?:ing)? (?:off|from) (?:the|a|that) (?:bridge|overpass|building|roof|parking garage|"
-        r"garage|balcony|cliff)\b"
-        r"|\b(?:jump|step|walk) in front of (?:a|the) (?:train|truck|bus|car)\b"
-        r"|\bdrive (?:my |the )?(?:car|truck)? (?:into|off) (?:a|the) (?:wall|tree|bridge|pole|river|traffic)\b"
-        r"|\b(?:sitting|standing|sittin|standin) on (?:the|a|this|that) (?:bridge|ledge|roof|edge|rail|railing)\b"
-        r"|\b(?:run|running|walk|walking|jump|jumping|step|stepping) (?:into|in) (?:traffic|the highway|the freeway)\b"
-        r"|\b(?:ways|way|how|methods?) to (?:die|kill (?:my ?self|yourself)|end (?:it|my life))\b"
-        r"|\b(?:razor|blade|knife) to my (?:arm|wrist|wrists|leg|legs|skin|throat)\b"
-        r"|\bblow (?:my|his|her|their) (?:brains|head) (?:out|off)\b|\bbullet (?:in|into|through) (?:my|his|her) head\b"
-        r"|\b(?:take|taking|swallow\w*) (?:all|the whole bottle of|a bunch of) (?:of )?(?:my |the )?"
-        rf"{_DRUGS} (?:all )?at once\b"
-        r"|\b(?:gun|pistol|rope|pills)\b[\w\s]{0,30}?\b(?:im done|im finished|its over|say goodbye|goodbye)\b"
-        r"|\b(?:loaded (?:the |my |a )?(?:gun|pistol)|(?:gun|pistol) (?:is )?loaded)\b"
-        r"|\b(?:tell|let) my (?:kids|family|mom|mama|daughter|son|wife|girl) (?:that )?i love (?:them|her|him)\b"
-        r"|\bgiv(?:e|ing|en|ave) away (?:all )?(?:my|his|her) (?:stuff|things|shit)\b"
-        r"|\b(?:wrote|writing|left|posted) (?:a )?(?:suicide )?(?:note|letters?|goodbye)\b",
-    ), means=True),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            r"\b(?:cut|cutting|cuttin|burn|burning|hurt|hurting|harm|harming|starve|starving|slit|slitting|"
+            r"slice|slicing) "
+            rf"(?:{_REFLEXIVE}|my wrists?|my arms?|my legs?|my throat)\b"
+            r"|\b(?:slit|slitting|slice|slicing|cut|cutting) (?:my )?wrists?\b"
+            r"|\b(?:been|started|start|keep|still) cutting\b|\bcutting again\b|\bself ?harm\w*\b"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "imminent",
+        _rx(
+            r"\b(?:saving|saved|save|stockpil\w*|hoarding|collecting) (?:up )?(?:my |all my |these |the )?"
+            r"(?:pills|meds|medication|medicine|pastillas)\b"
+            r"|\bhow many (?:pills|\w+ pills|bars) (?:does it take|would it take|to die|to not wake up|would kill)"
+            r"|\b(?:easiest|painless|quickest|best|fastest) way to (?:die|go|kill)\b"
+            r"|\bhow (?:to|do i|can i|do you) (?:kill|hang|off) (?:my ?self|yourself)\b"
+            r"|\b(?:got|have|bought|found|tied|made) (?:a |the |my )?(?:rope|noose)\b|\bnoose\b"
+            r"|\bjump(?:ing)? (?:off|from) (?:the|a|that) (?:bridge|overpass|building|roof|parking garage|"
+            r"garage|balcony|cliff)\b"
+            r"|\b(?:jump|step|walk) in front of (?:a|the) (?:train|truck|bus|car)\b"
+            r"|\bdrive (?:my |the )?(?:car|truck)? (?:into|off) (?:a|the) (?:wall|tree|bridge|pole|river|traffic)\b"
+            r"|\b(?:sitting|standing|sittin|standin) on (?:the|a|this|that) (?:bridge|ledge|roof|edge|rail|railing)\b"
+            r"|\b(?:run|running|walk|walking|jump|jumping|step|stepping) (?:into|in) (?:traffic|the highway|the freeway)\b"
+            r"|\b(?:ways|way|how|methods?) to (?:die|kill (?:my ?self|yourself)|end (?:it|my life))\b"
+            r"|\b(?:razor|blade|knife) to my (?:arm|wrist|wrists|leg|legs|skin|throat)\b"
+            r"|\bblow (?:my|his|her|their) (?:brains|head) (?:out|off)\b|\bbullet (?:in|into|through) (?:my|his|her) head\b"
+            r"|\b(?:take|taking|swallow\w*) (?:all|the whole bottle of|a bunch of) (?:of )?(?:my |the )?"
+            rf"{_DRUGS} (?:all )?at once\b"
+            r"|\b(?:gun|pistol|rope|pills)\b[\w\s]{0,30}?\b(?:im done|im finished|its over|say goodbye|goodbye)\b"
+            r"|\b(?:loaded (?:the |my |a )?(?:gun|pistol)|(?:gun|pistol) (?:is )?loaded)\b"
+            r"|\b(?:tell|let) my (?:kids|family|mom|mama|daughter|son|wife|girl) (?:that )?i love (?:them|her|him)\b"
+            r"|\bgiv(?:e|ing|en|ave) away (?:all )?(?:my|his|her) (?:stuff|things|shit)\b"
+            r"|\b(?:wrote|writing|left|posted) (?:a )?(?:suicide )?(?:note|letters?|goodbye)\b",
+        ),
+        means=True,
+    ),
     # --- suicide, Spanish -----------------------------------------------------------------------
-    _Rule(SUICIDE, "high", _rx(
-        r"\b(?:me quiero|me voy a|quiero|voy a|ganas de|pienso en|pensando en|deseo|prefiero) "
-        r"(?:morir|morirme|matarme|suicidarme|quitarme la vida|desaparecer para siempre|aventarme|tirarme)\b"
-        r"(?! de (?:ganas|hambre|risa|sueno|calor|frio|viejo|vieja|anciano))"
-        r"|\b(?:me quiero|me voy a|mejor me|ya me quiero) (?:matar|morir|aventar|tirar)\b(?! de (?:ganas|hambre|risa))"
-        r"|\bmejor me mato\b|\bme mato(?= (?:hoy|ya|esta noche|ahorita)\b| ?$)"
-        r"|\b(?:quitarme|quitarse|quitar) la vida\b|\bacabar con (?:todo|mi vida)\b"
-        r"|\bterminar con (?:todo|mi vida)\b|\bmejor (?:estaria )?muert[oa]\b"
-        r"|\bcortarme las venas\b|\bme voy a cortar\b"
-        r"|\bse (?:quiere|va a) (?:matar|suicidar)\b|\bquiere (?:matarse|suicidarse|morirse)\b"
-        r"|\b(?:quisiera|ojala|ojala que|deseo|quiero) (?:estar muert[oa]|estuviera muert[oa]|morir|morirme)\b"
-        r"(?! de (?:ganas|hambre|risa|viejo|vieja))"
-        r"|\b(?:ya )?no (?:quiero|kiero|qiero|deseo) (?:estar|seguir) en este mundo\b"
-        r"|\b(?:ya )?no (?:quiero|kiero|qiero|deseo|quiere) (?:seguir )?(?:vivir|viviendo|existir|estar aqui)\b"
-        r"(?! (?:con|en|aqui con|alla|cerca|ahi))"
-    )),
-    _Rule(SUICIDE, "elevated", _rx(
-        r"\bya no aguanto\b|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
-        r"|\bla vida no tiene sentido\b|\bno vale la pena vivir\b|\bpara que (?:seguir )?vivir\b"
-        r"|\bnadie me (?:extranaria|va a extranar|notaria)\b|\bsi me muero\b(?! de)"
-        r"|\b(?:estarian|estarias|estaria|vivirian) mejor sin mi\b"
-        r"|\b(?:me )?(?:canse|cansad[oa]|hart[oa]) de (?:vivir|la vida)\b"
-    )),
-    _Rule(SUICIDE, "imminent", _rx(
-        r"\b(?:pastillas|pildoras) (?:guardadas|juntadas)\b|\b(?:guardando|juntando) (?:las |mis )?"
-        r"(?:pastillas|pildoras)\b|\b(?:aventar|aventarme|tirarme) (?:del|de un|al) (?:puente|edificio|tren)\b"
-    ), means=True),
+    _Rule(
+        SUICIDE,
+        "high",
+        _rx(
+            r"\b(?:me quiero|me voy a|quiero|voy a|ganas de|pienso en|pensando en|deseo|prefiero) "
+            r"(?:morir|morirme|matarme|suicidarme|quitarme la vida|desaparecer para siempre|aventarme|tirarme)\b"
+            r"(?! de (?:ganas|hambre|risa|sueno|calor|frio|viejo|vieja|anciano))"
+            r"|\b(?:me quiero|me voy a|mejor me|ya me quiero) (?:matar|morir|aventar|tirar)\b(?! de (?:ganas|hambre|risa))"
+            r"|\bmejor me mato\b|\bme mato(?= (?:hoy|ya|esta noche|ahorita)\b| ?$)"
+            r"|\b(?:quitarme|quitarse|quitar) la vida\b|\bacabar con (?:todo|mi vida)\b"
+            r"|\bterminar con (?:todo|mi vida)\b|\bmejor (?:estaria )?muert[oa]\b"
+            r"|\bcortarme las venas\b|\bme voy a cortar\b"
+            r"|\bse (?:quiere|va a) (?:matar|suicidar)\b|\bquiere (?:matarse|suicidarse|morirse)\b"
+            r"|\b(?:quisiera|ojala|ojala que|deseo|quiero) (?:estar muert[oa]|estuviera muert[oa]|morir|morirme)\b"
+            r"(?! de (?:ganas|hambre|risa|viejo|vieja))"
+            r"|\b(?:ya )?no (?:quiero|kiero|qiero|deseo) (?:estar|seguir) en este mundo\b"
+            r"|\b(?:ya )?no (?:quiero|kiero|qiero|deseo|quiere) (?:seguir )?(?:vivir|viviendo|existir|estar aqui)\b"
+            r"(?! (?:con|en|aqui con|alla|cerca|ahi))"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "elevated",
+        _rx(
+            r"\bya no aguanto\b|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
+            r"|\bla vida no tiene sentido\b|\bno vale la pena vivir\b|\bpara que (?:seguir )?vivir\b"
+            r"|\bnadie me (?:extranaria|va a extranar|notaria)\b|\bsi me muero\b(?! de)"
+            r"|\b(?:estarian|estarias|estaria|vivirian) mejor sin mi\b"
+            r"|\b(?:me )?(?:canse|cansad[oa]|hart[oa]) de (?:vivir|la vida)\b"
+        ),
+    ),
+    _Rule(
+        SUICIDE,
+        "imminent",
+        _rx(
+            r"\b(?:pastillas|pildoras) (?:guardadas|juntadas)\b|\b(?:guardando|juntando) (?:las |mis )?"
+            r"(?:pastillas|pildoras)\b|\b(?:aventar|aventarme|tirarme) (?:del|de un|al) (?:puente|edificio|tren)\b"
+        ),
+        means=True,
+    ),
     # --- medical emergency / overdose -----------------------------------------------------------
-    _Rule(MEDICAL, "imminent", _rx(
-        r"\b(?:not|isnt|aint|barely|stopped|cant|cannot|struggling to|trouble) breath\w*"
-        r"|\b(?:wont|will not|doesnt|isnt|not|cant|can not) (?:wake (?:him|her|them) up|waking up|"
-        r"responding|respond|moving|move)\b|\bwont wake up\b(?! (?:on time|in time|early|for))"
-        r"|\bpassed out\b|\bunconscious\b|\bunresponsive\b|\bturning blue\b|\b(?:hes|shes|is) blue\b"
-        r"|\blips (?:are |r )?(?:turning )?blue\b|\bfoaming at the mouth\b|\bthroat (?:is )?closing\b"
-        r"|\bcollapsed\b|\b(?:having|had|has) a (?:seizure|heart attack|stroke)\b|\bseizing\b"
-        r"|\bconvulsing\b|\bchest (?:hurts|pain|is hurting)\b|\b(?:left )?arm (?:is |went )?numb\b"
-        r"|\bbleeding (?:really |so |very |real |pretty )?(?:a lot|bad|badly|out|everywhere|alot|heavily)\b|\bblood everywhere\b|\b(?:got|been|im|i was just|"
-        r"just got) (?:stabbed|shot)\b|\bno respira\b|\bno despierta\b|\bno (?:reacciona|responde|se mueve)\b"
-        r"|\binconsciente\b|\bse desmayo\b"
-    ), negatable=False),
-    _Rule(MEDICAL, "imminent", _rx(
-        r"\b(?:overdos\w*|oded|oding|ods|od|sobredosis)\b"
-        r"(?! on (?:coffee|caffeine|sugar|candy|netflix|work|tacos|food)| (?:deaths?|rates?|statistics|"
-        r"prevention|training|kits?|class|awareness|numbers))"
-        r"|\b(?:took|taken|swallowed|se tomo|tomo|me tome) (?:like |about |around )?(?:a whole bottle|"
-        r"a bottle|too many|way too many|too much(?! time)|way too much|"
-        rf"(?:all|a bunch|a handful|\d+) (?:of )?(?:my |his |her |the |them |those |these )?(?:\w+ )?{_DRUGS}|"
-        r"(?:muchas|un monton de|todas (?:las|mis)) (?:pastillas|pildoras))\b"
-    ), joke_sensitive=True),
+    _Rule(
+        MEDICAL,
+        "imminent",
+        _rx(
+            r"\b(?:not|isnt|aint|barely|stopped|cant|cannot|struggling to|trouble) breath\w*"
+            r"|\b(?:wont|will not|doesnt|isnt|not|cant|can not) (?:wake (?:him|her|them) up|waking up|"
+            r"responding|respond|moving|move)\b|\bwont wake up\b(?! (?:on time|in time|early|for))"
+            r"|\bpassed out\b|\bunconscious\b|\bunresponsive\b|\bturning blue\b|\b(?:hes|shes|is) blue\b"
+            r"|\blips (?:are |r )?(?:turning )?blue\b|\bfoaming at the mouth\b|\bthroat (?:is )?closing\b"
+            r"|\bcollapsed\b|\b(?:having|had|has) a (?:seizure|heart attack|stroke)\b|\bseizing\b"
+            r"|\bconvulsing\b|\bchest (?:hurts|pain|is hurting)\b|\b(?:left )?arm (?:is |went )?numb\b"
+            r"|\bbleeding (?:really |so |very |real |pretty )?(?:a lot|bad|badly|out|everywhere|alot|heavily)\b|\bblood everywhere\b|\b(?:got|been|im|i was just|"
+            r"just got) (?:stabbed|shot)\b|\bno respira\b|\bno despierta\b|\bno (?:reacciona|responde|se mueve)\b"
+            r"|\binconsciente\b|\bse desmayo\b"
+        ),
+        negatable=False,
+    ),
+    _Rule(
+        MEDICAL,
+        "imminent",
+        _rx(
+            r"\b(?:overdos\w*|oded|oding|ods|od|sobredosis)\b"
+            r"(?! on (?:coffee|caffeine|sugar|candy|netflix|work|tacos|food)| (?:deaths?|rates?|statistics|"
+            r"prevention|training|kits?|class|awareness|numbers))"
+            r"|\b(?:took|taken|swallowed|se tomo|tomo|me tome) (?:like |about |around )?(?:a whole bottle|"
+            r"a bottle|too many|way too many|too much(?! time)|way too much|"
+            rf"(?:all|a bunch|a handful|\d+) (?:of )?(?:my |his |her |the |them |those |these )?(?:\w+ )?{_DRUGS}|"
+            r"(?:muchas|un monton de|todas (?:las|mis)) (?:pastillas|pildoras))\b"
+        ),
+        joke_sensitive=True,
+    ),
     # --- immediate danger -----------------------------------------------------------------------
-    _Rule(DANGER, "imminent", _rx(
-        r"\b(?:shot|shooting|shoot|shots) at (?:me|us|the house|my house|my car|the car)\b"
-        r"|\bshots fired\b|\b(?:theyre|they are|they|someone|somebody|people|ppl|dudes|guys)(?: is| are)? shooting\b"
-        r"(?! (?:hoops|pool|ball|dice|a video|a movie|a film|photos|pictures|my shot|his shot|her shot|their shot|up))"
-        r"|\bbalacera\b|\bdisparando\b"
-        r"|\b(?:someone|somebody|some ?one|they|theyre|he|she|a guy|people|dudes|is|are) (?:just )?(?:broke|"
-        r"is breaking|are breaking|breaking|trying to break|tried to break|banging on|kicking) "
-        r"(?:in(?:to)?|my door|the door)\b"
-        r"|\b(?:tratando de|quieren|quiere) (?:entrar|meterse) (?:a|en) (?:mi|la) casa\b|\bse metieron a mi casa\b"
-        r"|\bim hiding\b|\bhiding from (?:him|her|them|someone)\b|\bme estoy escondiendo\b"
-        r"|\bgot jumped\b|\b(?:house|apartment|room|building|place|kitchen|trailer) (?:is )?(?:on fire|burning)\b"
-        r"|\bhay un incendio\b|\bse esta quemando\b|\bfire in (?:my|the|our) (?:building|house|apartment|apt|room)\b"
-        r"|\b(?:trying|tryna|tried|keeps? trying) to (?:open|get in(?:to)?|break (?:in(?:to)?)?|kick in) "
-        r"(?:my|the) (?:door|window|house|apartment|apt|room)\b"
-        r"|\b(?:kick|kicking|kicked|break|breaking|bust|busting) (?:my|the) (?:door|window) (?:in|down|open)\b"
-    )),
-    _Rule(_THREAT, "imminent", _rx(
-        rf"\b(?:with|pulled|pulling|pointing|waving|holding|has|got|pulled out|is holding) "
-        rf"(?:a |his |her |their |the )?{_WEAPON}\b"
-        r"|\bcon (?:una|un) (?:pistola|cuchillo|arma|navaja)\b"
-    ), other_actor=True),
-    _Rule(_THREAT, "high", _rx(
-        r"\b(?:gonna|going to|goin to|will|wants? to|trying to|tryna|finna|would|hed|shed|theyd|hell|"
-        r"shell|theyll|threatened to|threatening to|threatens to|said hes|said shes|said theyre|"
-        r"swore to|saying theyre|saying hes) (?:come )?(?:kill|murder|stab|shoot|hurt|beat|jump) (?:me|us)\b"
-        r"(?! (?:a text|a message|an email|a call|a line|a dm|up))"
-        r"|\b(?:me|nos) (?:quiere|quieren|va a|van a|amenazo con|amenazaron con) (?:matar|golpear|lastimar)\b"
-        r"|\bamenazo con matarme\b|\bthreat\w* (?:me|my life)\b|\bme (?:estan |esta )?amenazando\b"
-        r"|\b(?:said|saying|says|told me) (?:that )?(?:im|i am|im gonna be|ill be) (?:dead|a dead man)\b"
-    ), joke_sensitive=True),
-    _Rule(_THREAT, "high", _rx(
-        r"\b(?:is|are|keeps?|been|kept|started|someone|somebody|guy|dude|he|she|they|ex) "
-        r"(?:following|stalking|chasing) me\b(?! (?:on|online|around the store))"
-        r"|\b(?:being|getting|been) (?:followed|stalked|chased|hunted)\b|\bfollowed (?:me )?(?:by|home)\b"
-        r"|\bme (?:estan|esta) siguiendo\b|\bme persiguen?\b"
-        r"|\b(?:scared|afraid|terrified) of (?:him|her|them)\b"
-    )),
+    _Rule(
+        DANGER,
+        "imminent",
+        _rx(
+            r"\b(?:shot|shooting|shoot|shots) at (?:me|us|the house|my house|my car|the car)\b"
+            r"|\bshots fired\b|\b(?:theyre|they are|they|someone|somebody|people|ppl|dudes|guys)(?: is| are)? shooting\b"
+            r"(?! (?:hoops|pool|ball|dice|a video|a movie|a film|photos|pictures|my shot|his shot|her shot|their shot|up))"
+            r"|\bbalacera\b|\bdisparando\b"
+            r"|\b(?:someone|somebody|some ?one|they|theyre|he|she|a guy|people|dudes|is|are) (?:just )?(?:broke|"
+            r"is breaking|are breaking|breaking|trying to break|tried to break|banging on|kicking) "
+            r"(?:in(?:to)?|my door|the door)\b"
+            r"|\b(?:tratando de|quieren|quiere) (?:entrar|meterse) (?:a|en) (?:mi|la) casa\b|\bse metieron a mi casa\b"
+            r"|\bim hiding\b|\bhiding from (?:him|her|them|someone)\b|\bme estoy escondiendo\b"
+            r"|\bgot jumped\b|\b(?:house|apartment|room|building|place|kitchen|trailer) (?:is )?(?:on fire|burning)\b"
+            r"|\bhay un incendio\b|\bse esta quemando\b|\bfire in (?:my|the|our) (?:building|house|apartment|apt|room)\b"
+            r"|\b(?:trying|tryna|tried|keeps? trying) to (?:open|get in(?:to)?|break (?:in(?:to)?)?|kick in) "
+            r"(?:my|the) (?:door|window|house|apartment|apt|room)\b"
+            r"|\b(?:kick|kicking|kicked|break|breaking|bust|busting) (?:my|the) (?:door|window) (?:in|down|open)\b"
+        ),
+    ),
+    _Rule(
+        _THREAT,
+        "imminent",
+        _rx(
+            rf"\b(?:with|pulled|pulling|pointing|waving|holding|has|got|pulled out|is holding) "
+            rf"(?:a |his |her |their |the )?{_WEAPON}\b"
+            r"|\bcon (?:una|un) (?:pistola|cuchillo|arma|navaja)\b"
+        ),
+        other_actor=True,
+    ),
+    _Rule(
+        _THREAT,
+        "high",
+        _rx(
+            r"\b(?:gonna|going to|goin to|will|wants? to|trying to|tryna|finna|would|hed|shed|theyd|hell|"
+            r"shell|theyll|threatened to|threatening to|threatens to|said hes|said shes|said theyre|"
+            r"swore to|saying theyre|saying hes) (?:come )?(?:kill|murder|stab|shoot|hurt|beat|jump) (?:me|us)\b"
+            r"(?! (?:a text|a message|an email|a call|a line|a dm|up))"
+            r"|\b(?:me|nos) (?:quiere|quieren|va a|van a|amenazo con|amenazaron con) (?:matar|golpear|lastimar)\b"
+            r"|\bamenazo con matarme\b|\bthreat\w* (?:me|my life)\b|\bme (?:estan |esta )?amenazando\b"
+            r"|\b(?:said|saying|says|told me) (?:that )?(?:im|i am|im gonna be|ill be) (?:dead|a dead man)\b"
+        ),
+        joke_sensitive=True,
+    ),
+    _Rule(
+        _THREAT,
+        "high",
+        _rx(
+            r"\b(?:is|are|keeps?|been|kept|started|someone|somebody|guy|dude|he|she|they|ex) "
+            r"(?:following|stalking|chasing) me\b(?! (?:on|online|around the store))"
+            r"|\b(?:being|getting|been) (?:followed|stalked|chased|hunted)\b|\bfollowed (?:me )?(?:by|home)\b"
+            r"|\bme (?:estan|esta) siguiendo\b|\bme persiguen?\b"
+            r"|\b(?:scared|afraid|terrified) of (?:him|her|them)\b"
+        ),
+    ),
     # --- domestic violence ----------------------------------------------------------------------
-    _Rule(DV, "high", _rx(
-        rf"\bmy {_PARTNER}\b[^.?!]{{0,60}}?\b(?:{_HIT_VERBS} me(?! (?:out|off|up (?:for|about|when)))|beat me up|beat my ass|"
-        r"thr(?:ew|ows) \w+(?: \w+)? at me|puts? (?:his|her) hands on me|abus\w* me|threat\w* me|"
-        r"lock(?:s|ed)? me|wont let me (?:leave|go)|hurts? me|hurting me|finish the job|use the gun|"
-        r"put (?:a|the) gun to my|(?:slam\w*|smash\w*|bang\w*|grab\w*|pull\w*|threw|throws) my (?:head|face|"
-        r"neck|hair|body|throat))\b"
-        rf"|\b(?:he|she|hes|shes|they)\b(?:\s+\w+){{0,3}}?\s+{_HIT_VERBS} me\b(?! (?:out|off|up (?:for|about|when)))"
-        r"|\b(?:me|nos) (?:pega|pego|golpea|golpean|golpeo|maltrata|ahorca|ahorco|encierra|lastima)\b"
-        rf"|\b(?:scared|afraid|terrified) of my {_PARTNER}\b"
-        rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see|leave|go|talk|use|"
-        r"work|call|keep)\b"
-        r"|\b(?:victim of|experiencing|going through|suffering) (?:domestic violence|dv|abuse)\b"
-    ), negatable=False),
+    _Rule(
+        DV,
+        "high",
+        _rx(
+            rf"\bmy {_PARTNER}\b[^.?!]{{0,60}}?\b(?:{_HIT_VERBS} me(?! (?:out|off|up (?:for|about|when)))|beat me up|beat my ass|"
+            r"thr(?:ew|ows) \w+(?: \w+)? at me|puts? (?:his|her) hands on me|abus\w* me|threat\w* me|"
+            r"lock(?:s|ed)? me|wont let me (?:leave|go)|hurts? me|hurting me|finish the job|use the gun|"
+            r"put (?:a|the) gun to my|(?:slam\w*|smash\w*|bang\w*|grab\w*|pull\w*|threw|throws) my (?:head|face|"
+            r"neck|hair|body|throat))\b"
+            rf"|\b(?:he|she|hes|shes|they)\b(?:\s+\w+){{0,3}}?\s+{_HIT_VERBS} me\b(?! (?:out|off|up (?:for|about|when)))"
+            r"|\b(?:me|nos) (?:pega|pego|golpea|golpean|golpeo|maltrata|ahorca|ahorco|encierra|lastima)\b"
+            rf"|\b(?:scared|afraid|terrified) of my {_PARTNER}\b"
+            rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see|leave|go|talk|use|"
+            r"work|call|keep)\b"
+            r"|\b(?:victim of|experiencing|going through|suffering) (?:domestic violence|dv|abuse)\b"
+        ),
+        negatable=False,
+    ),
     # --- sexual assault -------------------------------------------------------------------------
     # Not cancelled by past-time markers: RAINN supports survivors whenever it happened.
-    _Rule(ASSAULT, "high", _rx(
-        r"\b(?:raped|rapped|rapd|rape|raping|rapes|molested|molesting|molests) (?:me|us)\b"
-        r"|\b(?:was|been|got|get|getting|being) (?:\w+ (?:and|then) )?(?:raped|rapped|molested|sexually (?:assaulted|abused)|"
-        r"assaulted sexually|abused sexually)\b|\b(?:assaulted|abused) (?:me )?sexually\b"
-        r"|\b(?:he|she|they|someone|somebody) raped\b|\bsexually (?:assaulted|abused|harassed) me\b"
-        r"|\bforced (?:me|himself|herself) (?:to (?:have sex|do (?:sexual|sex) (?:stuff|things)|"
-        r"do (?:stuff|things) sexually|perform|touch|suck)|on me)\b"
-        r"|\bforced me to do \w+ (?:stuff|things) sexually\b|\bforced me to do sexual\b"
-        r"|\b(?:made|make|makes|making) me (?:have sex|do sexual|do sex)\b"
-        r"|\b(?:made|make|makes|making|forced|force|forces) me (?:do|perform) (?:sexual )?(?:stuff|things|acts?|favors) "
-        r"(?:to|for|with|on) (?:him|her|them)\b"
-        r"|\b(?:put|slipped) something in my drink\b|\bdrugged me\b|\bspiked my drink\b"
-        r"|\btouched me (?:without|when i said no|after i said no|and i (?:said|told) (?:him|her) (?:to )?stop|"
-        r"down there|inappropriately)\b|\b(?:tries|tried|trying|keeps trying|keep trying) to touch me\b"
-        r"|\bme (?:violaron|violo|viola|violan|abuso sexualmente|abusaron sexualmente|forzo|forzaron)\b"
-        r"|\babus(?:o|aron) de mi\b|\bme (?:obligo|obligaron|forzo) a (?:tener relaciones|tener sexo|hacer cosas)\b"
-        r"|\bme toco sin (?:mi )?permiso\b"
-    ), negatable=False, historical=False),
+    _Rule(
+        ASSAULT,
+        "high",
+        _rx(
+            r"\b(?:raped|rapped|rapd|rape|raping|rapes|molested|molesting|molests) (?:me|us)\b"
+            r"|\b(?:was|been|got|get|getting|being) (?:\w+ (?:and|then) )?(?:raped|rapped|molested|sexually (?:assaulted|abused)|"
+            r"assaulted sexually|abused sexually)\b|\b(?:assaulted|abused) (?:me )?sexually\b"
+            r"|\b(?:he|she|they|someone|somebody) raped\b|\bsexually (?:assaulted|abused|harassed) me\b"
+            r"|\bforced (?:me|himself|herself) (?:to (?:have sex|do (?:sexual|sex) (?:stuff|things)|"
+            r"do (?:stuff|things) sexually|perform|touch|suck)|on me)\b"
+            r"|\bforced me to do \w+ (?:stuff|things) sexually\b|\bforced me to do sexual\b"
+            r"|\b(?:made|make|makes|making) me (?:have sex|do sexual|do sex)\b"
+            r"|\b(?:made|make|makes|making|forced|force|forces) me (?:do|perform) (?:sexual )?(?:stuff|things|acts?|favors) "
+            r"(?:to|for|with|on) (?:him|her|them)\b"
+            r"|\b(?:put|slipped) something in my drink\b|\bdrugged me\b|\bspiked my drink\b"
+            r"|\btouched me (?:without|when i said no|after i said no|and i (?:said|told) (?:him|her) (?:to )?stop|"
+            r"down there|inappropriately)\b|\b(?:tries|tried|trying|keeps trying|keep trying) to touch me\b"
+            r"|\bme (?:violaron|violo|viola|violan|abuso sexualmente|abusaron sexualmente|forzo|forzaron)\b"
+            r"|\babus(?:o|aron) de mi\b|\bme (?:obligo|obligaron|forzo) a (?:tener relaciones|tener sexo|hacer cosas)\b"
+            r"|\bme toco sin (?:mi )?permiso\b"
+        ),
+        negatable=False,
+        historical=False,
+    ),
     # --- housing emergency ----------------------------------------------------------------------
-    _Rule(HOUSING, "elevated", _rx(
-        r"\b(?:no ?where|nowhere|no place|noplace|no home|not anywhere|dont have (?:any ?where|a place|"
-        r"no ?where)|got no (?:place|where)|have no (?:place|where)|aint got no ?(?:where|place)) "
-        r"(?:else )?(?:to )?(?:go|sleep|stay|live|crash|lay)\b"
-        r"|\b(?:im|i am|were|we are|been|still|gonna be|going to be|ill be|i will be|currently|now) "
-        r"(?:sleeping |living |staying )?(?:under (?:a|the) bridge|on the streets?|homeless)\b(?!\?)"
-        r"|\b(?:sleeping|sleep|staying|living|crashing|stay|live) (?:under (?:a|the) (?:bridge|overpass)|"
-        r"(?:in|on) (?:the|my|a) (?:streets?|car|truck|park|bench|woods|sidewalk)|outside|"
-        r"at the (?:bus|train|greyhound) station|in a tent)\b"
-        r"|\bwhere (?:can|do|should|will|could) i (?:sleep|stay)(?: at)?(?: tonight| tonite| rn)\b"
-        r"|\bwhere do i sleep\b|\bneed (?:a bed|a place to (?:sleep|stay|crash)|somewhere to (?:sleep|stay)) "
-        r"(?:tonight|tonite|rn|today|asap|now)\b|\bshelters? (?:is |are )?(?:full|at capacity)\b"
-        r"|\b(?:kicked|put|threw) (?:me|us) out\b(?! of (?!(?:the |my |his |her |our )?(?:house|home|"
-        r"apartment|apt|place|halfway|shelter|crib|room)))"
-        r"|\bkicked out of (?:the |my |our )?(?:house|home|apartment|apt|place|halfway|shelter|crib|room)\b"
-        r"|\b(?:got|been|getting|just got) evicted\b|\bchanged the locks\b"
-        r"|\bwont let me (?:stay|sleep|live|come back)\b"
-        r"|\b(?:got|been|was|just got|getting|get) kicked out\b(?! of (?!(?:the |my |his |her |our )?(?:house|home|"
-        r"apartment|apt|place|halfway|shelter|crib|room)))"
-
-        r"|\bno tengo (?:donde|a donde|adonde|lugar para) (?:dormir|quedarme|vivir|ir)\b"
-        r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo|me quede|nos quedamos) "
-        r"(?:\w+ )?(?:en la calle|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
-        r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
-    )),
+    _Rule(
+        HOUSING,
+        "elevated",
+        _rx(
+            r"\b(?:no ?where|nowhere|no place|noplace|no home|not anywhere|dont have (?:any ?where|a place|"
+            r"no ?where)|got no (?:place|where)|have no (?:place|where)|aint got no ?(?:where|place)) "
+            r"(?:else )?(?:to )?(?:go|sleep|stay|live|crash|lay)\b"
+            r"|\b(?:im|i am|were|we are|been|still|gonna be|going to be|ill be|i will be|currently|now) "
+            r"(?:sleeping |living |staying )?(?:under (?:a|the) bridge|on the streets?|homeless)\b(?!\?)"
+            r"|\b(?:sleeping|sleep|staying|living|crashing|stay|live) (?:under (?:a|the) (?:bridge|overpass)|"
+            r"(?:in|on) (?:the|my|a) (?:streets?|car|truck|park|bench|woods|sidewalk)|outside|"
+            r"at the (?:bus|train|greyhound) station|in a tent)\b"
+            r"|\bwhere (?:can|do|should|will|could) i (?:sleep|stay)(?: at)?(?: tonight| tonite| rn)\b"
+            r"|\bwhere do i sleep\b|\bneed (?:a bed|a place to (?:sleep|stay|crash)|somewhere to (?:sleep|stay)) "
+            r"(?:tonight|tonite|rn|today|asap|now)\b|\bshelters? (?:is |are )?(?:full|at capacity)\b"
+            r"|\b(?:kicked|put|threw) (?:me|us) out\b(?! of (?!(?:the |my |his |her |our )?(?:house|home|"
+            r"apartment|apt|place|halfway|shelter|crib|room)))"
+            r"|\bkicked out of (?:the |my |our )?(?:house|home|apartment|apt|place|halfway|shelter|crib|room)\b"
+            r"|\b(?:got|been|getting|just got) evicted\b|\bchanged the locks\b"
+            r"|\bwont let me (?:stay|sleep|live|come back)\b"
+            r"|\b(?:got|been|was|just got|getting|get) kicked out\b(?! of (?!(?:the |my |his |her |our )?(?:house|home|"
+            r"apartment|apt|place|halfway|shelter|crib|room)))"
+            r"|\bno tengo (?:donde|a donde|adonde|lugar para) (?:dormir|quedarme|vivir|ir)\b"
+            r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo|me quede|nos quedamos) "
+            r"(?:\w+ )?(?:en la calle|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
+            r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
+        ),
+    ),
     # Idioms on their own ("talked to my PO, got nowhere"): a crisis only next to a lost bed.
-    _Rule(HOUSING, "elevated", _rx(
-        r"\bwhere (?:can|do|should|could) i go(?: now| tonight| tonite| rn)?(?= ?(?:[.!?,]|$))"
-        r"|\b(?:i |we )?(?:got|have|had) nowhere(?= ?(?:[.!?,]|$))"
-    ), context=_rx(
-        r"\b(?:kicked|evicted|locked out|put out|threw|bed|beds|shelter|sleep|sleeping|tonight|tonite|"
-        r"streets?|homeless|outside)\b"
-    )),
+    _Rule(
+        HOUSING,
+        "elevated",
+        _rx(
+            r"\bwhere (?:can|do|should|could) i go(?: now| tonight| tonite| rn)?(?= ?(?:[.!?,]|$))"
+            r"|\b(?:i |we )?(?:got|have|had) nowhere(?= ?(?:[.!?,]|$))"
+        ),
+        context=_rx(
+            r"\b(?:kicked|evicted|locked out|put out|threw|bed|beds|shelter|sleep|sleeping|tonight|tonite|"
+            r"streets?|homeless|outside)\b"
+        ),
+    ),
 )
 
 _NEGATION_BEFORE: Final = re.compile(
@@ -501,9 +598,9 @@ def _hits(norm: str) -> list[_Hit]:
             if rule.other_actor and _writer_is_actor(norm, start, c_lo):
                 continue
             category = _resolve_threat(norm, start, end) if rule.category == _THREAT else rule.category
-            found.append(_Hit(
-                category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi)
-            ))
+            found.append(
+                _Hit(category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi))
+            )
     return _absorb_injuries(found)
 
 
@@ -521,8 +618,9 @@ def _absorb_injuries(hits: list[_Hit]) -> list[_Hit]:
         if cause is None:
             out.append(hit)
         else:
-            out.append(_Hit(cause.category, hit.severity, hit.start, hit.end, hit.text,
-                            hit.third_party, hit.means, hit.clause))
+            out.append(
+                _Hit(cause.category, hit.severity, hit.start, hit.end, hit.text, hit.third_party, hit.means, hit.clause)
+            )
     return out
 
 

@@ -37,7 +37,9 @@ class Handoff:
 L988: Final = Line("988 Suicide & Crisis Lifeline", phone="988", text="Text 988", url="https://988lifeline.org")
 L911: Final = Line("Emergency services", phone="911")
 NDVH: Final = Line(
-    "National Domestic Violence Hotline", phone="1-800-799-7233", text="Text START to 88788",
+    "National Domestic Violence Hotline",
+    phone="1-800-799-7233",
+    text="Text START to 88788",
     url="https://www.thehotline.org",
 )
 POISON: Final = Line("Poison Control", phone="1-800-222-1222", url="https://www.poison.org")
@@ -178,8 +180,13 @@ _LINES: Final[dict[str, tuple[Line, ...]]] = {
 }
 
 # Names the workflow may use for the same handoff.
-_ALIASES: Final = {"gated": "uncertain", "deadline": "bound_breach", "loop": "bound_breach",
-                   "bound": "bound_breach", "legal_advice": "legal_aid"}
+_ALIASES: Final = {
+    "gated": "uncertain",
+    "deadline": "bound_breach",
+    "loop": "bound_breach",
+    "bound": "bound_breach",
+    "legal_advice": "legal_aid",
+}
 
 HANDOFF_CATEGORIES: Final = tuple(_TEXTS)
 LANGUAGES: Final = ("en", "es")

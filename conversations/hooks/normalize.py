@@ -32,8 +32,7 @@ _HOMOGLYPHS: Final = str.maketrans(
     # source they would look exactly like the ASCII they fold to.
     "\u0430\u0432\u0435\u0451\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443\u0445\u0455\u0456\u0457\u0458\u0501\u04cf\u04bb\u051b\u051d\u0261\u0131"
     "\u03b1\u03b2\u03b5\u03b7\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u03c9\u03c2\u2113\u2018\u2019\u02bc`\u00b4\u201c\u201d\u2010\u2011\u2012\u2013\u2014\u2015",
-    "abeekmhopctyxsiijdlhqwgi"
-    "abenikvoptuxwsl'''''\"\"------",
+    "abeekmhopctyxsiijdlhqwgiabenikvoptuxwsl'''''\"\"------",
 )
 _COMBINING: Final = re.compile(r"[\u0300-\u036f]")
 # "od'd" / "o.d.'d" would fold to the English word "odd"; keep the overdose meaning instead.

@@ -24,8 +24,18 @@ PII_TYPES: Final = ("SSN", "PHONE", "DOB", "TDCJ", "SID", "ID", "EMAIL", "ADDRES
 
 # Lower number wins an overlap: an email or card swallows the digits inside it, a keyword-anchored
 # TDCJ/SID number beats reading the same 7 digits as a local phone number.
-_PRIORITY: Final = {"EMAIL": 0, "CARD": 1, "TDCJ": 2, "SID": 2, "ID": 2, "SSN": 3, "DOB": 4,
-                    "PHONE": 5, "ADDRESS": 6, "NAME": 7}
+_PRIORITY: Final = {
+    "EMAIL": 0,
+    "CARD": 1,
+    "TDCJ": 2,
+    "SID": 2,
+    "ID": 2,
+    "SSN": 3,
+    "DOB": 4,
+    "PHONE": 5,
+    "ADDRESS": 6,
+    "NAME": 7,
+}
 _I: Final = re.IGNORECASE
 
 # Matches start only at a token start: otherwise a 20,000-letter "word" is rescanned from every
@@ -62,8 +72,7 @@ _PHONE_CANDIDATE: Final = re.compile(
 )
 # Hotlines are an organization's number, not a person's: they stay.
 _NANP_NOT_PERSONAL: Final = ("800", "888", "877", "866", "855", "844", "833", "900")
-_NOT_PERSONAL: Final = frozenset({PhoneNumberType.TOLL_FREE, PhoneNumberType.PREMIUM_RATE,
-                                  PhoneNumberType.SHARED_COST})
+_NOT_PERSONAL: Final = frozenset({PhoneNumberType.TOLL_FREE, PhoneNumberType.PREMIUM_RATE, PhoneNumberType.SHARED_COST})
 
 _MONTHS_EN = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -224,7 +233,7 @@ def _year_of(date_text: str) -> int | None:
 def _dates(text: str) -> list[_Span]:
     spans = []
     for m in _DATE.finditer(text):
-        window = text[max(0, m.start() - 35):m.start()]
+        window = text[max(0, m.start() - 35) : m.start()]
         dob = list(_DOB_CONTEXT.finditer(window))
         event = list(_EVENT_CONTEXT.finditer(window))
         if dob and (not event or dob[-1].end() > event[-1].end()):
@@ -320,7 +329,7 @@ def redact(text: str) -> Redaction:
     for _ in range(32):
         spans = _resolve(*_detect(text))
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
-        spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0]:s[1]])]
+        spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]
         if not spans:
             break
         counts.update(kind for _, _, kind in spans)

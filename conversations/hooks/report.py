@@ -39,8 +39,14 @@ def build_report(dev_dir: Path = DEV_DIR, rounds: int = 5) -> dict[str, Any]:
         "over_redaction": pii["over_redaction"] <= TARGETS["over_redaction_max"],
         "p95_ms": latency["p95_ms"] <= TARGETS["p95_ms_max"],
     }
-    return {"crisis": crisis, "pii": pii, "latency": latency, "targets": TARGETS, "pass": checks,
-            "all_pass": all(checks.values())}
+    return {
+        "crisis": crisis,
+        "pii": pii,
+        "latency": latency,
+        "targets": TARGETS,
+        "pass": checks,
+        "all_pass": all(checks.values()),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

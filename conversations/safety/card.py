@@ -49,16 +49,38 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         lines.append(f"- flag `{tag}`: {value:.2f} (F1-best on dev)")
     if report:
         messages = report["messages"]
-        lines += ["", f"## Blind split (model `{report.get('model_version')}`)", "", "| metric | value |", "| --- | --- |"]
-        for key in ("crisis_recall", "suicide_recall", "crisis_category_accuracy", "false_crisis_rate", "need_accuracy",
-                    "region_accuracy", "language_accuracy", "rules_only_crisis_recall", "model_only_crisis_recall",
-                    "rules_only_false_crisis_rate", "model_only_false_crisis_rate"):
+        lines += [
+            "",
+            f"## Blind split (model `{report.get('model_version')}`)",
+            "",
+            "| metric | value |",
+            "| --- | --- |",
+        ]
+        for key in (
+            "crisis_recall",
+            "suicide_recall",
+            "crisis_category_accuracy",
+            "false_crisis_rate",
+            "need_accuracy",
+            "region_accuracy",
+            "language_accuracy",
+            "rules_only_crisis_recall",
+            "model_only_crisis_recall",
+            "rules_only_false_crisis_rate",
+            "model_only_false_crisis_rate",
+        ):
             lines.append(f"| {key} | {_fmt(messages.get(key))} |")
-        lines += ["", "| stratum | crisis recall | false crisis | need accuracy | region accuracy |", "| --- | --- | --- | --- | --- |"]
+        lines += [
+            "",
+            "| stratum | crisis recall | false crisis | need accuracy | region accuracy |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for group in ("language", "channel"):
             for name, row in messages["strata"][group].items():
-                lines.append(f"| {group}={name} | {_fmt(row['crisis_recall'])} | {_fmt(row['false_crisis_rate'])} | "
-                             f"{_fmt(row['need_accuracy'])} | {_fmt(row['region_accuracy'])} |")
+                lines.append(
+                    f"| {group}={name} | {_fmt(row['crisis_recall'])} | {_fmt(row['false_crisis_rate'])} | "
+                    f"{_fmt(row['need_accuracy'])} | {_fmt(row['region_accuracy'])} |"
+                )
         lines += ["", "| crisis category | recall | category accuracy |", "| --- | --- | --- |"]
         for name, row in messages["strata"]["crisis_category"].items():
             lines.append(f"| {name} | {_fmt(row['recall'])} | {_fmt(row['category_accuracy'])} |")
@@ -70,10 +92,22 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
             lines.append(f"| {tag} | {_fmt(row['recall'])} | {_fmt(row['false_positive_rate'])} |")
         conversations = report.get("conversations")
         if conversations:
-            lines += ["", f"### Blind conversations ({conversations['conversations']} conversations, {conversations['turns']} turns)",
-                      "", "| per turn | value |", "| --- | --- |"]
-            for key in ("need_accuracy", "region_accuracy", "crisis_recall", "false_crisis_rate",
-                        "later_turns_need_accuracy", "later_turns_region_accuracy", "later_turns_crisis_recall"):
+            lines += [
+                "",
+                f"### Blind conversations ({conversations['conversations']} conversations, {conversations['turns']} turns)",
+                "",
+                "| per turn | value |",
+                "| --- | --- |",
+            ]
+            for key in (
+                "need_accuracy",
+                "region_accuracy",
+                "crisis_recall",
+                "false_crisis_rate",
+                "later_turns_need_accuracy",
+                "later_turns_region_accuracy",
+                "later_turns_crisis_recall",
+            ):
                 lines.append(f"| {key} | {_fmt(conversations[key])} |")
     lines += [
         "",
@@ -81,7 +115,7 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "- The goals of the issue are not all met: suicide recall is below 1.00, false crises are above 0.05",
         "  (recall-first thresholds plus the rules' own false alarms), and per-turn need on conversations is",
         "  below 0.85. `make validate` fails on those; `make test` holds the model to its first blind measurement.",
-        "- Vague distress without danger (\"things are hard right now\") can raise a false crisis: the training",
+        '- Vague distress without danger ("things are hard right now") can raise a false crisis: the training',
         "  data has few neutral vague messages. A false alarm costs a gentle handoff; a miss can cost a life.",
         "- After a crisis turn, every next message keeps the crisis line unless it is a thank-you or says the",
         "  person is safe now (LABELING.md: when in doubt, the crisis wins); this is most of the conversation",
@@ -125,7 +159,10 @@ def render_data_card(sets: dict[str, list[Any]]) -> str:
         lines += [f"## {name}: {len(rows)} messages", ""]
         for field in ("language", "channel", "crisis", "top_need", "region"):
             counts = Counter(getattr(m, field) for m in rows)
-            lines.append(f"- {field}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))))
+            lines.append(
+                f"- {field}: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+            )
         tags = Counter(tag for m in rows for tag in m.expect)
         lines.append("- expect: " + (", ".join(f"{k} {v}" for k, v in sorted(tags.items())) or "none"))
         lines.append(f"- with PII values: {sum(1 for m in rows if m.pii_values)}")

@@ -29,7 +29,13 @@ DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 
 CRISIS_LABELS: Final = ("none", *CRISIS_CATEGORIES)
 REGION_LABELS: Final = (*REGIONS, "unknown")
-EXPECT_TAGS: Final = ("handoff_out_of_state", "no_legal_advice", "no_outcome_promise", "prompt_injection", "asks_for_human")
+EXPECT_TAGS: Final = (
+    "handoff_out_of_state",
+    "no_legal_advice",
+    "no_outcome_promise",
+    "prompt_injection",
+    "asks_for_human",
+)
 CHANNELS: Final = ("sms", "web")
 LANGUAGES: Final = ("en", "es")
 
@@ -58,8 +64,11 @@ class Message:
 
 def _check(item: dict[str, Any], where: str) -> None:
     allowed = {
-        "channel": CHANNELS, "language": LANGUAGES, "crisis": CRISIS_LABELS,
-        "top_need": NEED_CATEGORIES, "region": REGION_LABELS,
+        "channel": CHANNELS,
+        "language": LANGUAGES,
+        "crisis": CRISIS_LABELS,
+        "top_need": NEED_CATEGORIES,
+        "region": REGION_LABELS,
     }
     for key, values in allowed.items():
         if item.get(key) not in values:
@@ -118,11 +127,17 @@ def read_conversations(path: Path) -> list[list[Message]]:
         turns = item.get("turns")
         if not isinstance(turns, list) or not turns:
             raise DataError(f"{path.name}:{number}: a conversation needs a non-empty list of turns")
-        conversations.append([
-            _message({"channel": channel, **turn, "id": f"{item['id']}#{index}"}, f"{path.name}:{number} turn {index}",
-                     conversation=str(item["id"]), turn=index)
-            for index, turn in enumerate(turns, start=1)
-        ])
+        conversations.append(
+            [
+                _message(
+                    {"channel": channel, **turn, "id": f"{item['id']}#{index}"},
+                    f"{path.name}:{number} turn {index}",
+                    conversation=str(item["id"]),
+                    turn=index,
+                )
+                for index, turn in enumerate(turns, start=1)
+            ]
+        )
     return conversations
 
 
@@ -164,7 +179,9 @@ def assert_disjoint(training: Iterable[Message], blind: Iterable[Message]) -> No
 def data_hash(messages: Iterable[Message]) -> str:
     """A hash of the labeled content, independent of file formatting and order."""
     rows = sorted(
-        json.dumps([m.id, m.text, m.channel, m.language, m.crisis, m.top_need, m.region, list(m.expect)], ensure_ascii=False)
+        json.dumps(
+            [m.id, m.text, m.channel, m.language, m.crisis, m.top_need, m.region, list(m.expect)], ensure_ascii=False
+        )
         for m in messages
     )
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()

@@ -36,6 +36,7 @@ class Rate:
     def as_json(self) -> dict[str, Any]:
         return rate_json(self.k, self.n)
 
+
 # The goals of the message-model issue: `make validate` fails below any of them.
 FLOORS: Final[dict[str, tuple[str, float]]] = {
     "crisis_recall": (">=", 0.98),
@@ -89,28 +90,44 @@ class Judge:
     outcomes: list[Outcome] = field(default_factory=list)
 
     def _one(
-        self, message: Message, *, region_hint: str | None, need_hint: str | None, previous_text: str | None,
+        self,
+        message: Message,
+        *,
+        region_hint: str | None,
+        need_hint: str | None,
+        previous_text: str | None,
         previous_crisis: str | None = None,
     ) -> Outcome:
         redacted = redact(message.text).text
         vector = self.embed(redacted) if redacted.strip() else None
         assessment = message_model.assess(redacted, vector)
-        crisis = carry_crisis(crisis_check(message.text, assessment), previous_crisis, continues=continues_previous(redacted))
+        crisis = carry_crisis(
+            crisis_check(message.text, assessment), previous_crisis, continues=continues_previous(redacted)
+        )
         rules_only = crisis_check(message.text, None)
         # The workflow searches a follow-up rewritten with the previous question (services._standalone).
-        text = f"{previous_text} {redacted}".strip() if previous_text and intake_rules.is_follow_up(redacted) else redacted
+        text = (
+            f"{previous_text} {redacted}".strip() if previous_text and intake_rules.is_follow_up(redacted) else redacted
+        )
         result = understand(
-            text=text, own_words=redacted, assessment=assessment.summary() | {"flag_probs": assessment.flag_probs},
-            language_hint=None, region_hint=region_hint, need_hint=need_hint, crisis=crisis.category,
+            text=text,
+            own_words=redacted,
+            assessment=assessment.summary() | {"flag_probs": assessment.flag_probs},
+            language_hint=None,
+            region_hint=region_hint,
+            need_hint=need_hint,
+            crisis=crisis.category,
         )
         flags = {
-            tag for tag, on in (
+            tag
+            for tag, on in (
                 ("handoff_out_of_state", result.out_of_state is not None),
                 ("no_legal_advice", result.legal_advice),
                 ("asks_for_human", result.human_request),
                 ("no_outcome_promise", result.outcome_promise),
                 ("prompt_injection", result.prompt_injection),
-            ) if on
+            )
+            if on
         }
         return Outcome(
             message=message,
@@ -138,7 +155,9 @@ class Judge:
         previous: str | None = None
         crisis: str | None = None
         for turn in turns:
-            outcome = self._one(turn, region_hint=region_hint, need_hint=need_hint, previous_text=previous, previous_crisis=crisis)
+            outcome = self._one(
+                turn, region_hint=region_hint, need_hint=need_hint, previous_text=previous, previous_crisis=crisis
+            )
             out.append(outcome)
             region_hint = outcome.region if outcome.region != "unknown" else region_hint
             need_hint = outcome.top_need
@@ -148,7 +167,9 @@ class Judge:
         return out
 
 
-def _rate(outcomes: Iterable[Outcome], hit: Callable[[Outcome], bool], where: Callable[[Outcome], bool] = lambda o: True) -> Rate:
+def _rate(
+    outcomes: Iterable[Outcome], hit: Callable[[Outcome], bool], where: Callable[[Outcome], bool] = lambda o: True
+) -> Rate:
     chosen = [o for o in outcomes if where(o)]
     return Rate(sum(1 for o in chosen if hit(o)), len(chosen))
 
@@ -171,8 +192,12 @@ def message_metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "language_accuracy": _rate(outcomes, lambda o: o.language == o.message.language).as_json(),
         "rules_only_crisis_recall": _rate(outcomes, lambda o: o.rules_crisis != "none", _is_crisis).as_json(),
         "model_only_crisis_recall": _rate(outcomes, lambda o: o.model_crisis != "none", _is_crisis).as_json(),
-        "rules_only_false_crisis_rate": _rate(outcomes, lambda o: o.rules_crisis != "none", lambda o: not _is_crisis(o)).as_json(),
-        "model_only_false_crisis_rate": _rate(outcomes, lambda o: o.model_crisis != "none", lambda o: not _is_crisis(o)).as_json(),
+        "rules_only_false_crisis_rate": _rate(
+            outcomes, lambda o: o.rules_crisis != "none", lambda o: not _is_crisis(o)
+        ).as_json(),
+        "model_only_false_crisis_rate": _rate(
+            outcomes, lambda o: o.model_crisis != "none", lambda o: not _is_crisis(o)
+        ).as_json(),
         "crisis_decided_by": dict(sorted(_count(o.crisis_source for o in outcomes if o.crisis != "none").items())),
         "need_decided_by": dict(sorted(_count(o.need_source for o in outcomes).items())),
     }
@@ -180,7 +205,9 @@ def message_metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     for tag in EXPECT_TAGS:
         flags[tag] = {
             "recall": _rate(outcomes, lambda o, t=tag: t in o.flags, lambda o, t=tag: t in o.message.expect).as_json(),
-            "false_positive_rate": _rate(outcomes, lambda o, t=tag: t in o.flags, lambda o, t=tag: t not in o.message.expect).as_json(),
+            "false_positive_rate": _rate(
+                outcomes, lambda o, t=tag: t in o.flags, lambda o, t=tag: t not in o.message.expect
+            ).as_json(),
         }
     metrics["flags"] = flags
     strata: dict[str, dict[str, Any]] = defaultdict(dict)
@@ -196,7 +223,11 @@ def message_metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
             "category_accuracy": _rate(subset, lambda o: o.crisis == o.message.crisis).as_json(),
         }
     for need in sorted({o.message.top_need for o in outcomes}):
-        strata["need"][need] = {"accuracy": _rate(outcomes, lambda o, n=need: o.top_need == n, lambda o, n=need: o.message.top_need == n).as_json()}
+        strata["need"][need] = {
+            "accuracy": _rate(
+                outcomes, lambda o, n=need: o.top_need == n, lambda o, n=need: o.message.top_need == n
+            ).as_json()
+        }
     metrics["strata"] = dict(strata)
     return metrics
 

@@ -72,7 +72,9 @@ def prepare(messages: Sequence[Message], embed: Embedder) -> Prepared:
     return Prepared(ordered, texts, vectors.reshape(len(texts), message_model.EMBEDDING_DIM))
 
 
-def _design(vectorizer: TfidfVectorizer, prepared: Prepared, embedding_weight: float = EMBEDDING_WEIGHT) -> sparse.csr_matrix:
+def _design(
+    vectorizer: TfidfVectorizer, prepared: Prepared, embedding_weight: float = EMBEDDING_WEIGHT
+) -> sparse.csr_matrix:
     """Text features beside the embedding; a weight of 0 leaves a head to the text alone (its embedding
     coefficients are then exactly 0, so the runtime's one feature layout serves every head)."""
     text = vectorizer.transform(prepared.texts)
@@ -80,7 +82,9 @@ def _design(vectorizer: TfidfVectorizer, prepared: Prepared, embedding_weight: f
     return sparse.hstack([text, emb], format="csr")
 
 
-def _calibrated(c: float, x: sparse.csr_matrix, y: np.ndarray, *, balanced: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _calibrated(
+    c: float, x: sparse.csr_matrix, y: np.ndarray, *, balanced: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fit one logistic head with sigmoid calibration on cross-validated scores; return its arrays."""
     base = LogisticRegression(C=c, max_iter=3000, class_weight="balanced" if balanced else None, random_state=SEED)
     model = CalibratedClassifierCV(base, method="sigmoid", cv=FOLDS, ensemble=False)
@@ -145,7 +149,9 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
     heads: dict[str, Any] = {}
 
     def store(name: str, classes: Sequence[str], parts: Sequence[tuple[np.ndarray, ...]], *, multiclass: bool) -> None:
-        weights, bias, cal_a, cal_b = (np.concatenate([np.atleast_2d(p[0]) if i == 0 else np.atleast_1d(p[i]) for p in parts]) for i in range(4))
+        weights, bias, cal_a, cal_b = (
+            np.concatenate([np.atleast_2d(p[0]) if i == 0 else np.atleast_1d(p[i]) for p in parts]) for i in range(4)
+        )
         arrays[f"{name}_w"], arrays[f"{name}_b"] = weights.astype(np.float32), bias.astype(np.float64)
         arrays[f"{name}_a"], arrays[f"{name}_c"] = cal_a.astype(np.float64), cal_b.astype(np.float64)
         heads[name] = {"classes": list(classes), "multiclass": multiclass}
@@ -155,12 +161,27 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
     if thin:
         raise ValueError(f"too few training messages for crisis categories {thin} (need {2 * FOLDS} each)")
     x_text = _design(vectorizer, train_set, CRISIS_EMBEDDING_WEIGHT)
-    store("crisis_any", ["yes"], [_calibrated(C_CRISIS, x_text, (crisis_y != "none").astype(int), balanced=True)], multiclass=False)
-    store("crisis_suicide", ["yes"], [_calibrated(C_CRISIS, x_text, (crisis_y == SUICIDE).astype(int), balanced=True)], multiclass=False)
+    store(
+        "crisis_any",
+        ["yes"],
+        [_calibrated(C_CRISIS, x_text, (crisis_y != "none").astype(int), balanced=True)],
+        multiclass=False,
+    )
+    store(
+        "crisis_suicide",
+        ["yes"],
+        [_calibrated(C_CRISIS, x_text, (crisis_y == SUICIDE).astype(int), balanced=True)],
+        multiclass=False,
+    )
     # Which line, given a crisis: learned from the crisis messages only.
     in_crisis = crisis_y != "none"
     category_y = np.asarray([CRISIS_CATEGORIES.index(c) for c in crisis_y[in_crisis]])
-    store("crisis_category", CRISIS_CATEGORIES, [_calibrated(C_CATEGORY, x[in_crisis], category_y, balanced=True)], multiclass=True)
+    store(
+        "crisis_category",
+        CRISIS_CATEGORIES,
+        [_calibrated(C_CATEGORY, x[in_crisis], category_y, balanced=True)],
+        multiclass=True,
+    )
 
     need_y = np.asarray([NEED_CATEGORIES.index(m.top_need) for m in train_set.messages])
     weights, bias, cal_a, cal_b = _calibrated(C_NEED, x, need_y, balanced=False)
@@ -187,10 +208,19 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
         "dev_size": len(dev_set.messages),
     }
     meta["params"] = {
-        "seed": SEED, "max_features": MAX_FEATURES, "min_df": MIN_DF, "c_crisis": C_CRISIS, "c_category": C_CATEGORY,
-        "c_need": C_NEED, "c_flag": C_FLAG, "folds": FOLDS, "crisis_embedding_weight": CRISIS_EMBEDDING_WEIGHT,
-        "crisis_recall_target": CRISIS_RECALL_TARGET, "suicide_recall_target": SUICIDE_RECALL_TARGET,
-        "crisis_fpr_cap": CRISIS_FPR_CAP, "suicide_extra_fpr_cap": SUICIDE_EXTRA_FPR_CAP,
+        "seed": SEED,
+        "max_features": MAX_FEATURES,
+        "min_df": MIN_DF,
+        "c_crisis": C_CRISIS,
+        "c_category": C_CATEGORY,
+        "c_need": C_NEED,
+        "c_flag": C_FLAG,
+        "folds": FOLDS,
+        "crisis_embedding_weight": CRISIS_EMBEDDING_WEIGHT,
+        "crisis_recall_target": CRISIS_RECALL_TARGET,
+        "suicide_recall_target": SUICIDE_RECALL_TARGET,
+        "crisis_fpr_cap": CRISIS_FPR_CAP,
+        "suicide_extra_fpr_cap": SUICIDE_EXTRA_FPR_CAP,
         "calibration": "sigmoid (cross-validated, ensemble=False)",
     }
     meta["version"] = _version(meta, arrays)
@@ -200,7 +230,9 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
 def _thresholds(model: message_model.MessageModel, dev_set: Prepared, heads: dict[str, Any]) -> dict[str, Any]:
     """Choose every threshold on the dev split (crisis recall-first under a false-alarm cap, flags by F1)."""
     meta: dict[str, Any] = {"thresholds": {"crisis": {}, "need": 0.0, "flags": {}}}
-    dev_probs = [model.raw_probabilities(text, emb) for text, emb in zip(dev_set.texts, dev_set.embeddings, strict=True)]
+    dev_probs = [
+        model.raw_probabilities(text, emb) for text, emb in zip(dev_set.texts, dev_set.embeddings, strict=True)
+    ]
     dev_crisis = np.asarray([m.crisis for m in dev_set.messages])
     any_probs = np.asarray([p["crisis_any"]["yes"] for p in dev_probs])
     suicide_probs = np.asarray([p["crisis_suicide"]["yes"] for p in dev_probs])
@@ -209,7 +241,9 @@ def _thresholds(model: message_model.MessageModel, dev_set: Prepared, heads: dic
     any_threshold = _crisis_threshold(any_probs, in_crisis_dev, CRISIS_RECALL_TARGET, CRISIS_FPR_CAP, rules)
     flagged = rules | (any_probs >= any_threshold)
     extra_cap = CRISIS_FPR_CAP + SUICIDE_EXTRA_FPR_CAP
-    suicide_threshold = _crisis_threshold(suicide_probs, dev_crisis == SUICIDE, SUICIDE_RECALL_TARGET, extra_cap, flagged)
+    suicide_threshold = _crisis_threshold(
+        suicide_probs, dev_crisis == SUICIDE, SUICIDE_RECALL_TARGET, extra_cap, flagged
+    )
     meta["thresholds"]["crisis"] = {"any": round(any_threshold, 6), SUICIDE: round(suicide_threshold, 6)}
     for name in heads:
         if name.startswith("flag_"):
@@ -226,7 +260,13 @@ def _need_threshold(dev_probs: Sequence[dict[str, dict[str, float]]], labels: Se
 
     Below it the intake rules break the tie (they are precise when they fire).
     """
-    pairs = sorted(((max(p["need"].values()), max(p["need"], key=p["need"].get) == label) for p, label in zip(dev_probs, labels, strict=True)), reverse=True)
+    pairs = sorted(
+        (
+            (max(p["need"].values()), max(p["need"], key=p["need"].get) == label)
+            for p, label in zip(dev_probs, labels, strict=True)
+        ),
+        reverse=True,
+    )
     best = 1.0
     correct = 0
     for count, (probability, right) in enumerate(pairs, start=1):
@@ -244,12 +284,16 @@ def _version(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
     return f"mm-{digest.hexdigest()[:12]}"
 
 
-def write_artifact(meta: dict[str, Any], arrays: dict[str, np.ndarray], directory: Path = message_model.ARTIFACT_DIR) -> Path:
+def write_artifact(
+    meta: dict[str, Any], arrays: dict[str, np.ndarray], directory: Path = message_model.ARTIFACT_DIR
+) -> Path:
     """Write the artifact (JSON metadata + a zip of .npy arrays with fixed timestamps: byte-reproducible)."""
     directory.mkdir(parents=True, exist_ok=True)
     meta_path = directory / f"{message_model.ARTIFACT_NAME}.json"
     meta_path.write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True, indent=0) + "\n", encoding="utf-8")
-    with zipfile.ZipFile(directory / f"{message_model.ARTIFACT_NAME}.npz", "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(
+        directory / f"{message_model.ARTIFACT_NAME}.npz", "w", compression=zipfile.ZIP_DEFLATED
+    ) as archive:
         for key in sorted(arrays):
             info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED

@@ -54,7 +54,9 @@ def configured() -> bool:
     return bool(settings.TWILIO_ACCOUNT_SID and settings.TWILIO_AUTH_TOKEN and settings.TWILIO_FROM_NUMBER)
 
 
-def signature_valid(*, url: str, params: Mapping[str, object], signature: str | None, settings_header: str | None = None) -> bool:
+def signature_valid(
+    *, url: str, params: Mapping[str, object], signature: str | None, settings_header: str | None = None
+) -> bool:
     """Check X-Twilio-Signature for a form POST to `url` (the public URL Twilio called)."""
     token = settings.TWILIO_AUTH_TOKEN
     if not token or not signature:
@@ -119,15 +121,23 @@ def send_sms(*, to: str, body: str, status_callback: str | None = None) -> SentS
     except TwilioRestException as exc:
         code = int(exc.code) if exc.code is not None else None
         permanent = code in PERMANENT_CODES or (400 <= exc.status < 500 and exc.status != 429)
-        raise SmsError(f"Twilio refused the message (HTTP {exc.status})", permanent=permanent, code=str(code or exc.status)) from None
+        raise SmsError(
+            f"Twilio refused the message (HTTP {exc.status})", permanent=permanent, code=str(code or exc.status)
+        ) from None
     except requests.ConnectionError as exc:
         if _never_connected(exc):
             # Nothing reached Twilio: safe to retry with backoff.
             raise SmsError("cannot reach Twilio", permanent=False, code="connection") from None
         # The connection broke after the request may have left: ambiguous, like a read timeout.
-        raise SmsError("connection to Twilio broke mid-request; not resent automatically", permanent=True, code="connection_ambiguous") from None
+        raise SmsError(
+            "connection to Twilio broke mid-request; not resent automatically",
+            permanent=True,
+            code="connection_ambiguous",
+        ) from None
     except requests.Timeout:
-        raise SmsError("Twilio did not answer in time; not resent automatically", permanent=True, code="timeout_ambiguous") from None
+        raise SmsError(
+            "Twilio did not answer in time; not resent automatically", permanent=True, code="timeout_ambiguous"
+        ) from None
     except requests.RequestException:
         raise SmsError("HTTP error talking to Twilio", permanent=False, code="http") from None
     return SentSms(sid=str(message.sid or ""), status=str(message.status or ""))

@@ -25,12 +25,42 @@ PART = {"GSM-7": 153, "UCS-2": 67}
 
 # Typographic punctuation that phones and drafts produce, mapped to GSM-7 equivalents.
 _PUNCTUATION: Final = {
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u2039": "'", "\u203a": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
-    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
-    "\u2026": "...", "\u2022": "-", "\u00b7": "-", "\u25aa": "-", "\u25cf": "-", "\u2023": "-",
-    "\u00a0": " ", "\u2007": " ", "\u2009": " ", "\u202f": " ", "\u2002": " ", "\u2003": " ",
-    "\t": " ", "\u00b4": "'", "`": "'",
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u2032": "'",
+    "\u2039": "'",
+    "\u203a": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u201f": '"',
+    "\u2033": '"',
+    "\u00ab": '"',
+    "\u00bb": '"',
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2015": "-",
+    "\u2212": "-",
+    "\u2026": "...",
+    "\u2022": "-",
+    "\u00b7": "-",
+    "\u25aa": "-",
+    "\u25cf": "-",
+    "\u2023": "-",
+    "\u00a0": " ",
+    "\u2007": " ",
+    "\u2009": " ",
+    "\u202f": " ",
+    "\u2002": " ",
+    "\u2003": " ",
+    "\t": " ",
+    "\u00b4": "'",
+    "`": "'",
 }
 _ZERO_WIDTH: Final = frozenset("\u200b\u200c\u200d\u2060\ufeff\ufe0e\ufe0f")
 _URL = re.compile(r"https?://\S+")
@@ -112,7 +142,9 @@ def compact(
     Returns (compacted text, the one link to keep): the first cited source's URL, or the first URL
     found in the text.
     """
-    cards = {str(r.get("name") or "").strip(): str(r.get("phone_display") or r.get("phone") or "").strip() for r in resources}
+    cards = {
+        str(r.get("name") or "").strip(): str(r.get("phone_display") or r.get("phone") or "").strip() for r in resources
+    }
     cards.pop("", None)
     lines = []
     for line in text.splitlines():

@@ -83,9 +83,9 @@ def _finish(message_id: object, status: str, *, action: str, data: dict[str, Any
 def outbound_deliver(*, message_id: object) -> str:
     """Send one approved message at most once; returns what happened. Raises SmsError only when a retry can help."""
     now = timezone.now()
-    claimed = OutboundMessage.objects.filter(id=message_id, status=Status.APPROVED, claimed_at=None, provider_sid="").update(
-        status=Status.SENDING, claimed_at=now, attempts=F("attempts") + 1
-    )
+    claimed = OutboundMessage.objects.filter(
+        id=message_id, status=Status.APPROVED, claimed_at=None, provider_sid=""
+    ).update(status=Status.SENDING, claimed_at=now, attempts=F("attempts") + 1)
     if claimed != 1:
         return "skipped"
     message = OutboundMessage.objects.select_related("conversation", "conversation__contact", "turn").get(pk=message_id)
@@ -93,17 +93,35 @@ def outbound_deliver(*, message_id: object) -> str:
     # Re-checked here, right before the send: the person may have texted STOP or a case manager
     # may have taken over after the message was approved.
     if contact.opted_out and message.purpose != "opt_out_confirmation":
-        _finish(message_id, Status.SUPPRESSED, action="outbound.suppressed", data={"reason": "opted_out", "kind": message.kind})
+        _finish(
+            message_id,
+            Status.SUPPRESSED,
+            action="outbound.suppressed",
+            data={"reason": "opted_out", "kind": message.kind},
+        )
         return "suppressed"
     if message.conversation.mode == Conversation.Mode.HUMAN and message.kind not in HUMAN_MODE_KINDS:
-        _finish(message_id, Status.SUGGESTED, action="outbound.suppressed", data={"reason": "human_mode", "kind": message.kind}, claimed_at=None)
+        _finish(
+            message_id,
+            Status.SUGGESTED,
+            action="outbound.suppressed",
+            data={"reason": "human_mode", "kind": message.kind},
+            claimed_at=None,
+        )
         return "human_mode"
     if message.segments == 0:
         # Shaped once: a retry sends the same text and does not add the notice twice.
         text, remainder, with_notice = compose(message, contact=contact)
         info = segments.segment_info(text)
-        message.body, message.remainder, message.segments, message.encoding = text, remainder, info.segments, info.encoding
-        OutboundMessage.objects.filter(pk=message_id).update(body=text, remainder=remainder, segments=info.segments, encoding=info.encoding)
+        message.body, message.remainder, message.segments, message.encoding = (
+            text,
+            remainder,
+            info.segments,
+            info.encoding,
+        )
+        OutboundMessage.objects.filter(pk=message_id).update(
+            body=text, remainder=remainder, segments=info.segments, encoding=info.encoding
+        )
     else:
         with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
     try:
@@ -112,16 +130,30 @@ def outbound_deliver(*, message_id: object) -> str:
         to = ""  # a key mismatch is not fixed by retrying: record it, never raise out of the outbox
     if not to:
         code = "no_phone" if not contact.phone_encrypted else "bad_phone_key"
-        _finish(message_id, Status.FAILED, action="outbound.failed", data={"code": code, "kind": message.kind}, error_code=code)
+        _finish(
+            message_id,
+            Status.FAILED,
+            action="outbound.failed",
+            data={"code": code, "kind": message.kind},
+            error_code=code,
+        )
         return "failed"
     try:
         sent = gateway.send_sms(to=to, body=message.body, status_callback=_status_callback_url(str(message_id)))
     except gateway.SmsError as exc:
         if not exc.permanent:
-            OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=Status.APPROVED, claimed_at=None, error_code=exc.code[:20])
+            OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(
+                status=Status.APPROVED, claimed_at=None, error_code=exc.code[:20]
+            )
             logger.warning("outbound %s: transient send error %s, will retry", message_id, exc.code)
             raise
-        _finish(message_id, Status.FAILED, action="outbound.failed", data={"code": exc.code, "kind": message.kind}, error_code=exc.code[:20])
+        _finish(
+            message_id,
+            Status.FAILED,
+            action="outbound.failed",
+            data={"code": exc.code, "kind": message.kind},
+            error_code=exc.code[:20],
+        )
         if exc.code == str(gateway.OPTED_OUT_CODE):
             contact_opt_out_by_carrier(contact_id=contact.pk)
         return "failed"
@@ -129,13 +161,25 @@ def outbound_deliver(*, message_id: object) -> str:
     with transaction.atomic():
         fields = {"provider_sid": sent.sid[:64], "sent_at": sent_at, "error_code": ""}
         # A status callback may have moved the row on already; then only the SID and time are added.
-        if not OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=Status.SENT, provider_status=sent.status[:20], **fields):
+        if not OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(
+            status=Status.SENT, provider_status=sent.status[:20], **fields
+        ):
             OutboundMessage.objects.filter(pk=message_id).update(**fields)
         if with_notice:
-            Contact.objects.filter(pk=contact.pk, consent_version="").update(consent_version=NOTICE_VERSION, consent_at=sent_at)
+            Contact.objects.filter(pk=contact.pk, consent_version="").update(
+                consent_version=NOTICE_VERSION, consent_at=sent_at
+            )
         audit_event_record(
-            action="outbound.sent", object_type="outbound", object_id=message_id,
-            data={"kind": message.kind, "segments": message.segments, "encoding": message.encoding, "attempts": message.attempts, "notice": with_notice},
+            action="outbound.sent",
+            object_type="outbound",
+            object_id=message_id,
+            data={
+                "kind": message.kind,
+                "segments": message.segments,
+                "encoding": message.encoding,
+                "attempts": message.attempts,
+                "notice": with_notice,
+            },
         )
     return "sent"
 
@@ -143,8 +187,15 @@ def outbound_deliver(*, message_id: object) -> str:
 def outbound_give_up(*, message_id: object, code: str) -> None:
     """Mark a message failed after the last retry (its claim was released by the failed attempt)."""
     with transaction.atomic():
-        if OutboundMessage.objects.filter(pk=message_id, status=Status.APPROVED, claimed_at=None).update(status=Status.FAILED, error_code=code[:20]):
-            audit_event_record(action="outbound.failed", object_type="outbound", object_id=message_id, data={"code": code, "retries_exhausted": True})
+        if OutboundMessage.objects.filter(pk=message_id, status=Status.APPROVED, claimed_at=None).update(
+            status=Status.FAILED, error_code=code[:20]
+        ):
+            audit_event_record(
+                action="outbound.failed",
+                object_type="outbound",
+                object_id=message_id,
+                data={"code": code, "retries_exhausted": True},
+            )
 
 
 def outbound_preview(*, message_id: object) -> dict[str, Any]:
@@ -152,4 +203,10 @@ def outbound_preview(*, message_id: object) -> dict[str, Any]:
     message = OutboundMessage.objects.select_related("conversation", "conversation__contact", "turn").get(pk=message_id)
     text, remainder, with_notice = compose(message, contact=message.conversation.contact)
     info = segments.segment_info(text)
-    return {"text": text, "remainder": remainder, "notice": with_notice, "encoding": info.encoding, "segments": info.segments}
+    return {
+        "text": text,
+        "remainder": remainder,
+        "notice": with_notice,
+        "encoding": info.encoding,
+        "segments": info.segments,
+    }

@@ -41,7 +41,13 @@ Status = OutboundMessage.Status
 Kind = OutboundMessage.Kind
 
 # Statuses a delivery report may move a message between, in the order they happen.
-_DELIVERY_RANK: Final = {Status.SENDING: 0, Status.SENT: 1, Status.DELIVERED: 2, Status.UNDELIVERED: 2, Status.FAILED: 2}
+_DELIVERY_RANK: Final = {
+    Status.SENDING: 0,
+    Status.SENT: 1,
+    Status.DELIVERED: 2,
+    Status.UNDELIVERED: 2,
+    Status.FAILED: 2,
+}
 _TWILIO_STATUS: Final = {
     "sent": Status.SENT,
     "delivered": Status.DELIVERED,
@@ -99,8 +105,15 @@ def inbound_record(
     crisis = detect_crisis(body).category if body else "none"
     redacted = redact(body).text if body else ""
     params = [
-        uuid.uuid4(), message_sid, (idempotency_token or "")[:100], crypto.phone_hash(e164), crypto.encrypt(e164),
-        redacted, InboundSms.Outcome.PENDING, crisis, received_at or timezone.now(),
+        uuid.uuid4(),
+        message_sid,
+        (idempotency_token or "")[:100],
+        crypto.phone_hash(e164),
+        crypto.encrypt(e164),
+        redacted,
+        InboundSms.Outcome.PENDING,
+        crisis,
+        received_at or timezone.now(),
     ]
     with connection.cursor() as cursor:
         cursor.execute(_RECORD_SQL.format(table=connection.ops.quote_name(InboundSms._meta.db_table)), params)
@@ -118,7 +131,11 @@ def inbound_receive(
     deliveries (same MessageSid or Twilio idempotency token) return `duplicate=True` and change nothing.
     """
     inbound_id = inbound_record(
-        message_sid=message_sid, from_number=from_number, body=body, idempotency_token=idempotency_token, received_at=received_at
+        message_sid=message_sid,
+        from_number=from_number,
+        body=body,
+        idempotency_token=idempotency_token,
+        received_at=received_at,
     )
     if inbound_id is None:
         return InboundResult(None, "duplicate", duplicate=True)
@@ -141,7 +158,12 @@ def inbound_process(*, inbound_id: object, now: datetime | None = None) -> Inbou
         if inbound is None:
             return InboundResult(None, "unknown")
         if inbound.outcome != InboundSms.Outcome.PENDING:
-            return InboundResult(str(inbound.pk), inbound.outcome, duplicate=True, turn_id=str(inbound.turn_id) if inbound.turn_id else None)
+            return InboundResult(
+                str(inbound.pk),
+                inbound.outcome,
+                duplicate=True,
+                turn_id=str(inbound.turn_id) if inbound.turn_id else None,
+            )
         contact = Contact.objects.select_for_update().filter(phone_hash=inbound.phone_hash).first()
         if contact is None:
             created, _ = contact_for_phone(phone=crypto.decrypt(inbound.phone_encrypted))
@@ -154,7 +176,11 @@ def _decide(inbound: InboundSms, *, contact: Contact, now: datetime) -> InboundR
     inbound.contact, inbound.conversation, inbound.phone_encrypted = contact, conversation, ""
     body = inbound.redacted_body
     # Commands of higher layers (reminders, PLAN) first; a crisis always becomes a turn.
-    command = sms_command_dispatch(contact=contact, conversation=conversation, body=body, now=now) if body and inbound.crisis == "none" else None
+    command = (
+        sms_command_dispatch(contact=contact, conversation=conversation, body=body, now=now)
+        if body and inbound.crisis == "none"
+        else None
+    )
     match = keyword_match(body) if body and command is None else None
     turn_id = None
     if command is not None:
@@ -168,7 +194,9 @@ def _decide(inbound: InboundSms, *, contact: Contact, now: datetime) -> InboundR
     else:
         limit, window = rate_limit()
         recent = (
-            InboundSms.objects.filter(contact=contact, received_at__gte=inbound.received_at - window, received_at__lte=inbound.received_at)
+            InboundSms.objects.filter(
+                contact=contact, received_at__gte=inbound.received_at - window, received_at__lte=inbound.received_at
+            )
             .exclude(outcome__in=[InboundSms.Outcome.KEYWORD, InboundSms.Outcome.PENDING])
             .count()
         )
@@ -186,7 +214,9 @@ def _decide(inbound: InboundSms, *, contact: Contact, now: datetime) -> InboundR
     return InboundResult(str(inbound.pk), inbound.outcome, turn_id=turn_id)
 
 
-def inbound_process_pending(*, older_than: timedelta = timedelta(seconds=30), now: datetime | None = None, batch: int = 200) -> int:
+def inbound_process_pending(
+    *, older_than: timedelta = timedelta(seconds=30), now: datetime | None = None, batch: int = 200
+) -> int:
     """Decide pending rows whose task was lost (a broker restart), the oldest first; returns how many
     were decided. A row that fails stays pending for the next sweep and does not stop the rest:
     stopping at it would leave every younger message waiting behind one bad row, sweep after sweep."""
@@ -214,7 +244,11 @@ def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
     """
     conversation = inbound.conversation
     turn, created = turn_start(
-        conversation=conversation, text=text, idempotency_key=f"sms:{inbound.message_sid}", language=conversation.language, channel="sms"
+        conversation=conversation,
+        text=text,
+        idempotency_key=f"sms:{inbound.message_sid}",
+        language=conversation.language,
+        channel="sms",
     )
     inbound.turn, inbound.processed, inbound.processed_at = turn, True, now
     inbound.redacted_body = turn.redacted_text
@@ -232,7 +266,10 @@ def _outbox_put(*, conversation: Conversation, kind: str, purpose: str, body: st
         conversation=conversation, kind=kind, purpose=purpose, body=body, draft_body=body, status=status
     )
     audit_event_record(
-        action="outbound.created", object_type="outbound", object_id=message.pk, data={"status": status, "kind": kind, "purpose": purpose}
+        action="outbound.created",
+        object_type="outbound",
+        object_id=message.pk,
+        data={"status": status, "kind": kind, "purpose": purpose},
     )
     if status == Status.APPROVED:
         message_id = str(message.pk)
@@ -240,7 +277,9 @@ def _outbox_put(*, conversation: Conversation, kind: str, purpose: str, body: st
     return message
 
 
-def _keyword_apply(*, contact: Contact, conversation: Conversation, action: str, language: str | None, now: datetime) -> None:
+def _keyword_apply(
+    *, contact: Contact, conversation: Conversation, action: str, language: str | None, now: datetime
+) -> None:
     lang = language or conversation.language or contact.language
     if language and contact.language != language:
         Contact.objects.filter(pk=contact.pk).update(language=language)
@@ -248,14 +287,28 @@ def _keyword_apply(*, contact: Contact, conversation: Conversation, action: str,
         # Only the transition sends a confirmation: repeated STOPs get exactly one answer.
         if Contact.objects.filter(pk=contact.pk, opted_out=False).update(opted_out=True, opted_out_at=now):
             withdrawn = OutboundMessage.objects.filter(
-                conversation__contact=contact, status__in=[Status.PENDING_APPROVAL, Status.APPROVED, Status.SUGGESTED], claimed_at=None
+                conversation__contact=contact,
+                status__in=[Status.PENDING_APPROVAL, Status.APPROVED, Status.SUGGESTED],
+                claimed_at=None,
             ).update(status=Status.SUPPRESSED)
-            audit_event_record(action="sms.opted_out", object_type="contact", object_id=contact.pk, data={"withdrawn": withdrawn})
-            _outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="opt_out_confirmation", body=text_for("opt_out_confirmation", lang))
+            audit_event_record(
+                action="sms.opted_out", object_type="contact", object_id=contact.pk, data={"withdrawn": withdrawn}
+            )
+            _outbox_put(
+                conversation=conversation,
+                kind=Kind.KEYWORD,
+                purpose="opt_out_confirmation",
+                body=text_for("opt_out_confirmation", lang),
+            )
     elif action == "start":
         if Contact.objects.filter(pk=contact.pk, opted_out=True).update(opted_out=False, opted_out_at=None):
             audit_event_record(action="sms.opted_in", object_type="contact", object_id=contact.pk)
-        _outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="opt_in_confirmation", body=text_for("opt_in_confirmation", lang))
+        _outbox_put(
+            conversation=conversation,
+            kind=Kind.KEYWORD,
+            purpose="opt_in_confirmation",
+            body=text_for("opt_in_confirmation", lang),
+        )
     elif action == "help":
         _outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="help", body=text_for("help", lang))
     elif action == "more":
@@ -271,12 +324,27 @@ def _more(*, conversation: Conversation, language: str) -> None:
         .first()
     )
     # Claiming the remainder with a conditional update: two MOREs never send the same part twice.
-    if last is not None and OutboundMessage.objects.filter(pk=last.pk, remainder=last.remainder).update(remainder="") == 1:
+    if (
+        last is not None
+        and OutboundMessage.objects.filter(pk=last.pk, remainder=last.remainder).update(remainder="") == 1
+    ):
         message = OutboundMessage.objects.create(
-            conversation=conversation, turn=last.turn, kind=last.kind, purpose="more", body=last.remainder,
-            draft_body=last.remainder, status=Status.APPROVED, approved_by=last.approved_by, approved_at=last.approved_at,
+            conversation=conversation,
+            turn=last.turn,
+            kind=last.kind,
+            purpose="more",
+            body=last.remainder,
+            draft_body=last.remainder,
+            status=Status.APPROVED,
+            approved_by=last.approved_by,
+            approved_at=last.approved_at,
         )
-        audit_event_record(action="outbound.created", object_type="outbound", object_id=message.pk, data={"status": message.status, "kind": message.kind, "purpose": "more"})
+        audit_event_record(
+            action="outbound.created",
+            object_type="outbound",
+            object_id=message.pk,
+            data={"status": message.status, "kind": message.kind, "purpose": "more"},
+        )
         message_id = str(message.pk)
         transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
         return
@@ -289,7 +357,12 @@ def _rate_notice(*, contact: Contact, conversation: Conversation, now: datetime)
     fresh = Q(sms_rate_notice_at__isnull=True) | Q(sms_rate_notice_at__lt=now - window)
     if Contact.objects.filter(fresh, pk=contact.pk).update(sms_rate_notice_at=now):
         audit_event_record(action="sms.rate_limited", object_type="contact", object_id=contact.pk)
-        _outbox_put(conversation=conversation, kind=Kind.NOTICE, purpose="rate_limit", body=text_for("rate_limit", conversation.language))
+        _outbox_put(
+            conversation=conversation,
+            kind=Kind.NOTICE,
+            purpose="rate_limit",
+            body=text_for("rate_limit", conversation.language),
+        )
 
 
 def inbound_process_held(*, now: datetime | None = None, batch: int = 50) -> int:
@@ -326,7 +399,9 @@ def outbound_approve(*, message_id: object, actor: object, body: str | None = No
         if message is None:
             raise UnknownOutbound("This message does not exist.")
         if message.status not in (Status.PENDING_APPROVAL, Status.SUGGESTED):
-            raise OutboundNotPending(f"This message is {message.get_status_display().lower()}, not waiting for approval.")
+            raise OutboundNotPending(
+                f"This message is {message.get_status_display().lower()}, not waiting for approval."
+            )
         edited = body is not None and body.strip() != message.body.strip()
         if body is not None:
             if not body.strip():
@@ -335,12 +410,17 @@ def outbound_approve(*, message_id: object, actor: object, body: str | None = No
         if message.status == Status.SUGGESTED:
             # In human mode only a case manager's own messages go out: approving makes it theirs.
             message.kind = Kind.HUMAN
-        opted_out = Contact.objects.filter(conversations=message.conversation_id).values_list("opted_out", flat=True).first()
+        opted_out = (
+            Contact.objects.filter(conversations=message.conversation_id).values_list("opted_out", flat=True).first()
+        )
         message.status = Status.SUPPRESSED if opted_out else Status.APPROVED
         message.approved_by, message.approved_at = name, timezone.now()
         message.save(update_fields=["body", "kind", "status", "approved_by", "approved_at", "updated_at"])
         audit_event_record(
-            action="outbound.approved", actor=name, object_type="outbound", object_id=message.pk,
+            action="outbound.approved",
+            actor=name,
+            object_type="outbound",
+            object_id=message.pk,
             data={"edited": edited, "kind": message.kind, "status": message.status},
         )
         if message.status == Status.APPROVED:
@@ -361,14 +441,24 @@ def outbound_reject(*, message_id: object, actor: object, reason: str) -> Outbou
         if message is None:
             raise UnknownOutbound("This message does not exist.")
         if message.status not in (Status.PENDING_APPROVAL, Status.SUGGESTED):
-            raise OutboundNotPending(f"This message is {message.get_status_display().lower()}, not waiting for approval.")
+            raise OutboundNotPending(
+                f"This message is {message.get_status_display().lower()}, not waiting for approval."
+            )
         message.status, message.rejection_reason = Status.REJECTED, reason.strip()[:300]
         message.save(update_fields=["status", "rejection_reason", "updated_at"])
-        audit_event_record(action="outbound.rejected", actor=name, object_type="outbound", object_id=message.pk, data={"kind": message.kind})
+        audit_event_record(
+            action="outbound.rejected",
+            actor=name,
+            object_type="outbound",
+            object_id=message.pk,
+            data={"kind": message.kind},
+        )
     return message
 
 
-def outbound_status_record(*, message_sid: str, status: str, error_code: str = "", message_id: str | None = None) -> OutboundMessage | None:
+def outbound_status_record(
+    *, message_sid: str, status: str, error_code: str = "", message_id: str | None = None
+) -> OutboundMessage | None:
     """Apply a Twilio delivery report; statuses only move forward (a late 'sent' never undoes 'delivered')."""
     query = OutboundMessage.objects.select_for_update().select_related("conversation")
     with transaction.atomic(durable=True):
@@ -395,7 +485,12 @@ def outbound_status_record(*, message_sid: str, status: str, error_code: str = "
             fields.append("error_code")
         message.save(update_fields=fields)
         if target in (Status.UNDELIVERED, Status.FAILED):
-            audit_event_record(action="outbound.undelivered", object_type="outbound", object_id=message.pk, data={"status": status, "error_code": error_code})
+            audit_event_record(
+                action="outbound.undelivered",
+                object_type="outbound",
+                object_id=message.pk,
+                data={"status": status, "error_code": error_code},
+            )
         if error_code == CARRIER_OPT_OUT_CODE:
             contact_opt_out_by_carrier(contact_id=message.conversation.contact_id)
     return message
@@ -405,5 +500,7 @@ def contact_opt_out_by_carrier(*, contact_id: object) -> bool:
     """Twilio says the number opted out (error 21610): stop texting it, without a confirmation of our own."""
     updated = Contact.objects.filter(pk=contact_id, opted_out=False).update(opted_out=True, opted_out_at=timezone.now())
     if updated:
-        audit_event_record(action="sms.opted_out", object_type="contact", object_id=contact_id, data={"source": "carrier"})
+        audit_event_record(
+            action="sms.opted_out", object_type="contact", object_id=contact_id, data={"source": "carrier"}
+        )
     return bool(updated)

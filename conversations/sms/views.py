@@ -53,11 +53,20 @@ def public_url(request: HttpRequest) -> str:
 def _signed(request: HttpRequest, endpoint: str) -> bool:
     signature = request.headers.get(gateway.SIGNATURE_HEADER)
     if signature and gateway.signature_valid(
-        url=public_url(request), params=request.POST, signature=signature, settings_header=request.headers.get(gateway.SIGNATURE_SETTINGS_HEADER)
+        url=public_url(request),
+        params=request.POST,
+        signature=signature,
+        settings_header=request.headers.get(gateway.SIGNATURE_SETTINGS_HEADER),
     ):
         return True
     reason = "missing" if not signature else ("not_configured" if not settings.TWILIO_AUTH_TOKEN else "invalid")
-    audit_event_record(action="sms.signature_rejected", actor="twilio", object_type="sms_webhook", object_id=endpoint, data={"reason": reason})
+    audit_event_record(
+        action="sms.signature_rejected",
+        actor="twilio",
+        object_type="sms_webhook",
+        object_id=endpoint,
+        data={"reason": reason},
+    )
     logger.warning("rejected %s webhook: %s signature", endpoint, reason)
     return False
 
@@ -79,7 +88,10 @@ def inbound(request: HttpRequest) -> HttpResponse:
         return HttpResponse("Bad request", status=400, content_type="text/plain")
     try:
         services.inbound_receive(
-            message_sid=form.MessageSid, from_number=form.From, body=form.Body, idempotency_token=request.headers.get(IDEMPOTENCY_HEADER, "")
+            message_sid=form.MessageSid,
+            from_number=form.From,
+            body=form.Body,
+            idempotency_token=request.headers.get(IDEMPOTENCY_HEADER, ""),
         )
     except InvalidPhoneNumber:
         # A short code or alphanumeric sender: nothing to answer; 200 so Twilio does not retry.
@@ -98,7 +110,10 @@ def status(request: HttpRequest) -> HttpResponse:
     except ValidationError:
         return HttpResponse("Bad request", status=400, content_type="text/plain")
     services.outbound_status_record(
-        message_sid=form.MessageSid, status=form.MessageStatus.lower(), error_code=form.ErrorCode, message_id=_uuid_or_none(request.GET.get("m"))
+        message_sid=form.MessageSid,
+        status=form.MessageStatus.lower(),
+        error_code=form.ErrorCode,
+        message_id=_uuid_or_none(request.GET.get("m")),
     )
     return HttpResponse(status=204)
 

@@ -127,8 +127,16 @@ class _Superseded(Exception):
 
 _CHECKPOINT_FIELDS = ("state", "steps", "llm_calls", "cost_usd", "revisions", "current_node", "error")
 _FINAL_FIELDS = (
-    *_CHECKPOINT_FIELDS, "status", "reply", "language", "top_need", "region", "audit_verdict",
-    "escalation_reason", "finished_at", "total_ms",
+    *_CHECKPOINT_FIELDS,
+    "status",
+    "reply",
+    "language",
+    "top_need",
+    "region",
+    "audit_verdict",
+    "escalation_reason",
+    "finished_at",
+    "total_ms",
 )
 
 
@@ -212,7 +220,9 @@ def turn_advance(turn: Turn, *, finalize: Finalizer, nodes: Mapping[str, NodeFun
     return target != TERMINAL
 
 
-def _checkpoint(turn: Turn, fields: tuple[str, ...], expected_steps: int, run: NodeRun, *, durable: bool = False) -> bool:
+def _checkpoint(
+    turn: Turn, fields: tuple[str, ...], expected_steps: int, run: NodeRun, *, durable: bool = False
+) -> bool:
     """Save the turn's new fields and its NodeRun in ONE statement; False when the step guard fails.
 
     An UPDATE guarded by the step counter feeds the INSERT through a CTE: one round trip, atomic on
@@ -250,7 +260,13 @@ def _checkpoint_sql(fields: tuple[str, ...], durable: bool) -> str:
     )
 
 
-def turn_run(turn_id: object, *, finalize: Finalizer, nodes: Mapping[str, NodeFunction] = NODE_FUNCTIONS, retry_failed: bool = True) -> Turn:
+def turn_run(
+    turn_id: object,
+    *,
+    finalize: Finalizer,
+    nodes: Mapping[str, NodeFunction] = NODE_FUNCTIONS,
+    retry_failed: bool = True,
+) -> Turn:
     """Run a turn to the end under its conversation's lock; a failing node is retried, then escalated."""
     with turn_conversation_lock(turn_id):
         turn = Turn.objects.get(pk=turn_id)  # read under the lock: a previous runner may have moved it

@@ -138,7 +138,11 @@ def intake(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     }
     if crisis.get("category", "none") != "none":
         updates["handoff_category"] = crisis["category"]
-        return NodeResult("crisis", updates, {"crisis": crisis["category"], "source": crisis.get("source", "rules"), "language": language})
+        return NodeResult(
+            "crisis",
+            updates,
+            {"crisis": crisis["category"], "source": crisis.get("source", "rules"), "language": language},
+        )
     # Checked on the message as sent: a follow-up rewrite must not hide "AGENT" inside an old question.
     if found.human_request:
         updates["handoff_category"] = "human"
@@ -185,7 +189,16 @@ def retrieve(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     try:
         result = corpus_search(query=query, language=language, category=category, k=5, widen_if_gated=True)
     except QueryError as exc:
-        return NodeResult("gated", {"evidence": [], "gated": True, "gate": {"gated": True, "reason": exc.code}, "retrieval": {"confidence": 0.0, "gated": True}}, {"error": exc.code})
+        return NodeResult(
+            "gated",
+            {
+                "evidence": [],
+                "gated": True,
+                "gate": {"gated": True, "reason": exc.code},
+                "retrieval": {"confidence": 0.0, "gated": True},
+            },
+            {"error": exc.code},
+        )
     decision = apply_gate(result, result.floor)
     evidence = [
         {
@@ -204,7 +217,13 @@ def retrieve(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     updates = {
         "evidence": evidence if not gated else [],
         "gated": gated,
-        "gate": {"gated": gated, "confidence": round(result.confidence, 4), "floor": result.floor, "reason": decision.reason, "evidence": evidence if not gated else []},
+        "gate": {
+            "gated": gated,
+            "confidence": round(result.confidence, 4),
+            "floor": result.floor,
+            "reason": decision.reason,
+            "evidence": evidence if not gated else [],
+        },
         "retrieval": {"confidence": round(result.confidence, 4), "gated": gated},
         "retrieved_slugs": [hit.slug for hit in result.hits],
     }
@@ -229,7 +248,9 @@ def match_resources(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     )
     # A named region with no local listing for this need: say so (the draft reads the flag) and make
     # sure 2-1-1, which knows local help the directory lacks, is right after the first statewide line.
-    no_local = view["region"] not in (None, "", "statewide", "other") and not any(not card.is_statewide_line for card in cards)
+    no_local = view["region"] not in (None, "", "statewide", "other") and not any(
+        not card.is_statewide_line for card in cards
+    )
     if no_local and not any(card.slug == REFERRAL_SLUG for card in cards):
         referral = referral_card()
         if referral is not None:
@@ -312,7 +333,13 @@ def _enrich(evidence: list[dict[str, Any]], language: str) -> tuple[list[dict[st
     enriched = []
     for item in evidence:
         text = texts.get(str(item["slug"]))
-        enriched.append({**item, "key_points": list(text.key_points) if text else [], "caveat": text.caveat_in(language) if text else item.get("caveat", "")})
+        enriched.append(
+            {
+                **item,
+                "key_points": list(text.key_points) if text else [],
+                "caveat": text.caveat_in(language) if text else item.get("caveat", ""),
+            }
+        )
     return enriched, texts
 
 
@@ -329,11 +356,18 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     source = "template"
     drafted = None
     if llm.enabled():
-        drafted = _draft_with_llm(view, ctx, evidence=evidence, texts=texts, gated=gated, resources=resources, findings=findings)
+        drafted = _draft_with_llm(
+            view, ctx, evidence=evidence, texts=texts, gated=gated, resources=resources, findings=findings
+        )
         source = "llm" if drafted else "template"
     if drafted is None:
         drafted = templates.render_structured(
-            language=language, channel=channel, evidence=evidence, gated=gated, resources=resources, level=revisions,
+            language=language,
+            channel=channel,
+            evidence=evidence,
+            gated=gated,
+            resources=resources,
+            level=revisions,
             query=str(view["query"] or ""),
         )
     text, statements = drafted
@@ -350,24 +384,32 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     )
 
 
-def _search_results(evidence: list[dict[str, Any]], texts: Mapping[str, EntryText], language: str) -> list[dict[str, Any]]:
+def _search_results(
+    evidence: list[dict[str, Any]], texts: Mapping[str, EntryText], language: str
+) -> list[dict[str, Any]]:
     """The retrieved entries as Messages API search_result blocks, one text block per sentence (the citable unit)."""
     blocks = []
     for item in evidence:
         text = texts.get(str(item["slug"]))
-        body = [text.excerpt, text.summary_es if language == "es" else text.summary_en] if text else [str(item["summary"])]
+        body = (
+            [text.excerpt, text.summary_es if language == "es" else text.summary_en] if text else [str(item["summary"])]
+        )
         sentences = [sentence for part in body if part for sentence in sentences_of(part)]
-        blocks.append({
-            "type": "search_result",
-            "source": str(item.get("url") or item["slug"]),
-            "title": str(item["citation"]),
-            "content": [{"type": "text", "text": sentence} for sentence in sentences],
-            "citations": {"enabled": True},
-        })
+        blocks.append(
+            {
+                "type": "search_result",
+                "source": str(item.get("url") or item["slug"]),
+                "title": str(item["citation"]),
+                "content": [{"type": "text", "text": sentence} for sentence in sentences],
+                "citations": {"enabled": True},
+            }
+        )
     return blocks
 
 
-def _from_cited(answer: llm.CitedAnswer, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText], language: str) -> tuple[str, list[dict[str, str]]] | str:
+def _from_cited(
+    answer: llm.CitedAnswer, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText], language: str
+) -> tuple[str, list[dict[str, str]]] | str:
     """Turn the model's cited text blocks into (reply, statements), or say what is wrong with them."""
     parts: list[str] = []
     statements: list[dict[str, str]] = []
@@ -387,7 +429,7 @@ def _from_cited(answer: llm.CitedAnswer, evidence: list[dict[str, Any]], texts: 
                 cites.append(str(item["citation"]))
         if cites:
             stripped = chunk.rstrip()
-            tail = chunk[len(stripped):]
+            tail = chunk[len(stripped) :]
             end = "." if stripped.endswith(".") else ""
             chunk = f"{stripped.rstrip('.')} [{'; '.join(cites)}]{end}{tail}"
         parts.append(chunk)
@@ -410,13 +452,26 @@ def _history_text(history: Any) -> str:
 
 
 def _draft_with_llm(
-    view: Mapping[str, Any], ctx: NodeContext, *, evidence: list[dict[str, Any]], texts: Mapping[str, EntryText],
-    gated: bool, resources: list[Any], findings: list[Any],
+    view: Mapping[str, Any],
+    ctx: NodeContext,
+    *,
+    evidence: list[dict[str, Any]],
+    texts: Mapping[str, EntryText],
+    gated: bool,
+    resources: list[Any],
+    findings: list[Any],
 ) -> tuple[str, list[dict[str, str]]] | None:
     language = view["language"] or "en"
-    resource_text = "\n".join(f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}" for item in resources[:3]) or "(none)"
-    feedback = [f"- {finding.get('rule')}: {finding.get('message')} {finding.get('span') or ''}".strip() for finding in findings]
-    caveats = "\n".join(f"- {item['citation']}: {item['caveat']}" for item in evidence if item.get("caveat")) or "(none)"
+    resource_text = (
+        "\n".join(f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}" for item in resources[:3])
+        or "(none)"
+    )
+    feedback = [
+        f"- {finding.get('rule')}: {finding.get('message')} {finding.get('span') or ''}".strip() for finding in findings
+    ]
+    caveats = (
+        "\n".join(f"- {item['citation']}: {item['caveat']}" for item in evidence if item.get("caveat")) or "(none)"
+    )
     instructions = (
         f"LANGUAGE: {language}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
         f"EARLIER TURNS (oldest first, redacted):\n{_history_text(view['history'])}\n\n"
@@ -461,12 +516,28 @@ def _audit_evidence(view: Mapping[str, Any]) -> list[EvidenceRecord]:
         text = texts.get(str(item["slug"]))
         if text is not None:
             base = text.record(language)
-            records.append(EvidenceRecord(
-                slug=base.slug, citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]),
-                summary=item["summary"], excerpt=base.excerpt, summaries=(*base.summaries, base.summary), caveat=text.caveat_in(language),
-            ))
+            records.append(
+                EvidenceRecord(
+                    slug=base.slug,
+                    citation=item["citation"],
+                    url=item["url"],
+                    assertable=bool(item["assertable"]),
+                    summary=item["summary"],
+                    excerpt=base.excerpt,
+                    summaries=(*base.summaries, base.summary),
+                    caveat=text.caveat_in(language),
+                )
+            )
         else:
-            records.append(EvidenceRecord(slug=item["slug"], citation=item["citation"], url=item["url"], assertable=bool(item["assertable"]), summary=item["summary"]))
+            records.append(
+                EvidenceRecord(
+                    slug=item["slug"],
+                    citation=item["citation"],
+                    url=item["url"],
+                    assertable=bool(item["assertable"]),
+                    summary=item["summary"],
+                )
+            )
     return records
 
 
@@ -486,12 +557,17 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     )
     draft_text = str(view["draft"] or "")
     statements = [Statement(**item) for item in (view["statements"] or [])]
-    result: AuditResult = audit_rules.check_draft(draft=draft_text, evidence=evidence, context=context, statements=statements)
+    result: AuditResult = audit_rules.check_draft(
+        draft=draft_text, evidence=evidence, context=context, statements=statements
+    )
     auditor_used = False
     if llm.enabled():
-        evidence_text = "\n\n".join(
-            f"[{item.slug}] {item.citation}\nexcerpt: {item.excerpt}\nsummary: {item.summary}" for item in evidence
-        ) or "(none)"
+        evidence_text = (
+            "\n\n".join(
+                f"[{item.slug}] {item.citation}\nexcerpt: {item.excerpt}\nsummary: {item.summary}" for item in evidence
+            )
+            or "(none)"
+        )
         payload = ctx.call_llm(
             model=_settings().ANTHROPIC_MODEL_FAST,
             system=prompt("audit_v2"),
@@ -510,7 +586,12 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
                 ctx.llm_errors.append("auditor_malformed")
     revisions = int(view["revisions"] or 0)
     findings = [
-        {"rule": f.rule, "verdict": str(f.verdict.value), "message": f.message, **({"entry": f.entry, "span": f.span} if f.entry else {})}
+        {
+            "rule": f.rule,
+            "verdict": str(f.verdict.value),
+            "message": f.message,
+            **({"entry": f.entry, "span": f.span} if f.entry else {}),
+        }
         for f in result.findings
     ]
     verdict = result.verdict
@@ -543,7 +624,14 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     """Hand off: the category-matched line for a crisis, legal aid, 'Texas only' or an honest 'not sure'."""
     crisis = (view["crisis"] or {}).get("category", "none")
     category = crisis if crisis != "none" else (view["handoff_category"] or "uncertain")
-    if view["escalation_reason"] in ("bound_breach", "deadline", "max_steps", "max_llm_calls", "workflow_version_changed", "node_error"):
+    if view["escalation_reason"] in (
+        "bound_breach",
+        "deadline",
+        "max_steps",
+        "max_llm_calls",
+        "workflow_version_changed",
+        "node_error",
+    ):
         category = crisis if crisis != "none" else "bound"
     handoff = handoff_for(category, view["language"] or "en")
     reply = handoff.text
@@ -553,8 +641,15 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         reply = extensions.human_request_notice(view["language"] or "en", timezone.now()) or reply
     resources = [item for item in (view["resources"] or []) if not item.get("is_statewide_line")]
     if category in ("uncertain", "legal_aid", "human") and resources and view["channel"] == "web":
-        reply += "\n" + "\n".join(f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}".rstrip(", ") for item in resources[:2])
-    handoff_json = {"category": category, "lines": [list(line) if isinstance(line, tuple) else line for line in handoff.lines], "reason": view["escalation_reason"] or category}
+        reply += "\n" + "\n".join(
+            f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}".rstrip(", ")
+            for item in resources[:2]
+        )
+    handoff_json = {
+        "category": category,
+        "lines": [list(line) if isinstance(line, tuple) else line for line in handoff.lines],
+        "reason": view["escalation_reason"] or category,
+    }
     return NodeResult(
         "ok",
         {"reply": reply, "handoff": handoff_json, "delivery": "crisis" if crisis != "none" else "handoff"},

@@ -28,16 +28,35 @@ SMS_NOTE_CHARS = 140
 
 # What kind of answer a question asks for: its key point leads the reply.
 _QUESTION_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("cost", re.compile(
-        r"\b(?:cost|costs|how much|price|fee|fees|free|pay|charge|cu[aá]nto (?:cuesta|cobran|vale|hay que pagar)|cuesta|costo|cuota|gratis|pagar|cobran)\b",
-        re.IGNORECASE)),
-    ("deadline", re.compile(
-        r"\b(?:when|how long|how soon|deadline|how many days|by when|cu[aá]ndo|cu[aá]nto tiempo|plazo|fecha l[ií]mite)\b", re.IGNORECASE)),
-    ("eligibility", re.compile(
-        r"\b(?:can i|can you|may i|am i|allowed|eligible|qualify|is it legal|do i (?:still )?(?:get|lose)|puedo|me dejan|tengo derecho|elegible|califico|es legal)\b"
-        r"|^\W*(?:can|may|am|is|do)\b",
-        re.IGNORECASE)),
-    ("process", re.compile(r"\b(?:how do i|how can i|how to|where do i|what do i need|c[oó]mo|d[oó]nde|qu[eé] necesito)\b", re.IGNORECASE)),
+    (
+        "cost",
+        re.compile(
+            r"\b(?:cost|costs|how much|price|fee|fees|free|pay|charge|cu[aá]nto (?:cuesta|cobran|vale|hay que pagar)|cuesta|costo|cuota|gratis|pagar|cobran)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "deadline",
+        re.compile(
+            r"\b(?:when|how long|how soon|deadline|how many days|by when|cu[aá]ndo|cu[aá]nto tiempo|plazo|fecha l[ií]mite)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "eligibility",
+        re.compile(
+            r"\b(?:can i|can you|may i|am i|allowed|eligible|qualify|is it legal|do i (?:still )?(?:get|lose)|puedo|me dejan|tengo derecho|elegible|califico|es legal)\b"
+            r"|^\W*(?:can|may|am|is|do)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "process",
+        re.compile(
+            r"\b(?:how do i|how can i|how to|where do i|what do i need|c[oó]mo|d[oó]nde|qu[eé] necesito)\b",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 
@@ -47,6 +66,8 @@ def question_kind(query: str) -> str | None:
         if pattern.search(query):
             return kind
     return None
+
+
 NO_ASSERT = {
     "en": "I'm not certain about the rule for your question, so I won't guess.",
     "es": "No estoy seguro de la regla para su pregunta, así que no voy a adivinar.",
@@ -113,7 +134,9 @@ def _cited(summary: str, citation: str, *, max_sentences: int) -> str:
     return " ".join(f"{sentence.rstrip('.')} [{citation}]." for sentence in parts)
 
 
-def _points(evidence: Sequence[Mapping[str, Any]], kind: str | None) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+def _points(
+    evidence: Sequence[Mapping[str, Any]], kind: str | None
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
     """(evidence, key point) pairs, the asked kind first, then retrieval order, then the entry's own order."""
     pairs = [(item, point) for item in evidence for point in (item.get("key_points") or [])]
     return sorted(pairs, key=lambda pair: 0 if kind and pair[1].get("kind") == kind else 1)
@@ -158,7 +181,13 @@ def render(
 ) -> str:
     """Render a reply in `language`; level 0 is full, 1 compact, 2 minimal."""
     return render_structured(
-        language=language, channel=channel, evidence=evidence, gated=gated, resources=resources, level=level, query=query
+        language=language,
+        channel=channel,
+        evidence=evidence,
+        gated=gated,
+        resources=resources,
+        level=level,
+        query=query,
     )[0]
 
 
@@ -195,7 +224,13 @@ def render_structured(
                     sentences = sentences[:1]
                 for sentence in sentences:
                     lines.append(f"{sentence.rstrip('.')} [{citation}].")
-                    statements.append({"text": sentence.rstrip("."), "entry": str(item["slug"]), "quote": str(point.get(f"quote_{lang}") or "")})
+                    statements.append(
+                        {
+                            "text": sentence.rstrip("."),
+                            "entry": str(item["slug"]),
+                            "quote": str(point.get(f"quote_{lang}") or ""),
+                        }
+                    )
             # The caveat that qualifies the answer: the lead point's entry's.
             note = _caveat_line(points[0][0], lang, channel) if level < 2 else None
             if note:

@@ -100,7 +100,11 @@ def _flag(assessment: Mapping[str, Any], tag: str, rule_hit: bool, *, rule_exact
 def _model_need(assessment: Mapping[str, Any]) -> tuple[str | None, float, bool]:
     if not assessment.get("available") or not assessment.get("top_need"):
         return None, 0.0, False
-    return str(assessment["top_need"]), float(assessment.get("need_probability") or 0.0), bool(assessment.get("need_sure"))
+    return (
+        str(assessment["top_need"]),
+        float(assessment.get("need_probability") or 0.0),
+        bool(assessment.get("need_sure")),
+    )
 
 
 def understand(
@@ -123,7 +127,9 @@ def understand(
     own_words = own_words or text
     own_guess = intake_rules.guess(own_words, language_hint=language_hint)
     guess = intake_rules.guess(text, language_hint=language_hint) if text != own_words else own_guess
-    language = language_pref if language_pref in {"en", "es"} else intake_rules.detect_language(own_words, language_hint)
+    language = (
+        language_pref if language_pref in {"en", "es"} else intake_rules.detect_language(own_words, language_hint)
+    )
 
     model_need, model_p, model_sure = _model_need(assessment)
     rules_need = own_guess.top_need if own_guess.scores else None
@@ -149,7 +155,9 @@ def understand(
     elif need_hint and need_hint not in CONTEXT_FREE_NEEDS and not corrected:
         # In a conversation, a message switches topic by its own keywords, or when the model is
         # very sure; "what about Dallas?", "is it free", "im in temple" keep the conversation's need.
-        switches = rules_precise or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
+        switches = rules_precise or (
+            model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS
+        )
         if not switches:
             need, source, sure = need_hint, "context", True
 

@@ -23,8 +23,13 @@ def corpus_records(language: str) -> dict[str, EvidenceRecord]:
     other = "es" if language == "en" else "en"
     return {
         e["slug"]: EvidenceRecord(
-            slug=e["slug"], citation=e["citation"], url=e["source_url"], assertable=bool(e["verified"]),
-            summary=e[f"summary_{language}"], excerpt=e["source_excerpt"], summaries=(e[f"summary_{other}"],),
+            slug=e["slug"],
+            citation=e["citation"],
+            url=e["source_url"],
+            assertable=bool(e["verified"]),
+            summary=e[f"summary_{language}"],
+            excerpt=e["source_excerpt"],
+            summaries=(e[f"summary_{other}"],),
         )
         for e in entries
     }

@@ -68,7 +68,13 @@ def test_claims_are_judged_against_the_entry(claim, outcome):
 
 
 def test_a_number_the_entry_does_not_state_contradicts_it():
-    fees = EvidenceRecord("tx-gov-508-182", "Tex. Gov't Code § 508.182", "u", True, summary="People on parole pay a $10 supervision fee and an $8 administrative fee each month.")
+    fees = EvidenceRecord(
+        "tx-gov-508-182",
+        "Tex. Gov't Code § 508.182",
+        "u",
+        True,
+        summary="People on parole pay a $10 supervision fee and an $8 administrative fee each month.",
+    )
     assert check_claim("You pay a $10 supervision fee each month", fees).outcome == "supported"
     wrong = check_claim("You pay a $20 supervision fee each month", fees)
     assert wrong.outcome == "contradicted" and "20" in wrong.detail
@@ -92,11 +98,17 @@ def test_a_statement_quote_is_the_support_span_when_it_is_verbatim():
     assert quote_in("not a qualified voter until the whole sentence", [VOTING.summary])
     assert not quote_in("people on parole may vote", [VOTING.summary])
     draft = "Not yet: you cannot vote while on parole [Tex. Elec. Code § 11.002(a)(4)]."
-    good = Statement("Not yet: you cannot vote while on parole", "tx-elec-11-002", "is not a qualified voter until the whole sentence is fully discharged")
+    good = Statement(
+        "Not yet: you cannot vote while on parole",
+        "tx-elec-11-002",
+        "is not a qualified voter until the whole sentence is fully discharged",
+    )
     assert check_draft(draft=draft, evidence=[VOTING], context=ctx(), statements=[good]).verdict == Verdict.PASS
 
 
 def test_a_claim_citing_an_unassertable_entry_is_not_checked_twice():
     record = EvidenceRecord("x", "Tex. Elec. Code § 11.002(a)(4)", "u", False, summary=VOTING.summary)
-    result = check_draft(draft="You can vote on parole [Tex. Elec. Code § 11.002(a)(4)].", evidence=[record], context=ctx())
+    result = check_draft(
+        draft="You can vote on parole [Tex. Elec. Code § 11.002(a)(4)].", evidence=[record], context=ctx()
+    )
     assert result.rules == {"fabricated_citation"}

@@ -86,7 +86,13 @@ def test_an_unknown_rule_name_drops_that_finding_alone():
         {
             "findings": [
                 {"rule": "vibes", "verdict": "hard_block", "message": "x"},
-                {"rule": "contradicted_claim", "verdict": "soft_block", "message": "parole", "span": "s", "entry": "tx-elec-11-002"},
+                {
+                    "rule": "contradicted_claim",
+                    "verdict": "soft_block",
+                    "message": "parole",
+                    "span": "s",
+                    "entry": "tx-elec-11-002",
+                },
             ]
         }
     )

@@ -59,10 +59,30 @@ def test_check_draft_reads_jsonl_and_blocks_the_parole_voting_claim_in_both_lang
         "\n".join(
             json.dumps(line, ensure_ascii=False)
             for line in [
-                {"id": "en", "draft": "Yes, you can vote while you are on parole in Texas [Tex. Elec. Code § 11.002(a)(4)].", "evidence": ["tx-elec-11-002"], "language": "en"},
-                {"id": "es", "draft": "Sí, puede votar mientras está en libertad condicional [Tex. Elec. Code § 11.002(a)(4)].", "evidence": ["tx-elec-11-002"], "language": "es"},
-                {"id": "ok", "draft": "Not yet: you cannot vote until your whole sentence is done, including parole [Tex. Elec. Code § 11.002(a)(4)].", "evidence": ["tx-elec-11-002"], "language": "en"},
-                {"id": "ghost", "draft": "You can vote [Tex. Elec. Code § 11.002(a)(4)].", "evidence": ["no-such-entry"], "language": "en"},
+                {
+                    "id": "en",
+                    "draft": "Yes, you can vote while you are on parole in Texas [Tex. Elec. Code § 11.002(a)(4)].",
+                    "evidence": ["tx-elec-11-002"],
+                    "language": "en",
+                },
+                {
+                    "id": "es",
+                    "draft": "Sí, puede votar mientras está en libertad condicional [Tex. Elec. Code § 11.002(a)(4)].",
+                    "evidence": ["tx-elec-11-002"],
+                    "language": "es",
+                },
+                {
+                    "id": "ok",
+                    "draft": "Not yet: you cannot vote until your whole sentence is done, including parole [Tex. Elec. Code § 11.002(a)(4)].",
+                    "evidence": ["tx-elec-11-002"],
+                    "language": "en",
+                },
+                {
+                    "id": "ghost",
+                    "draft": "You can vote [Tex. Elec. Code § 11.002(a)(4)].",
+                    "evidence": ["no-such-entry"],
+                    "language": "en",
+                },
             ]
         )
         + "\nnot json\n",
@@ -74,7 +94,12 @@ def test_check_draft_reads_jsonl_and_blocks_the_parole_voting_claim_in_both_lang
     for key in ("en", "es"):
         assert by_id[key]["verdict"] == "soft_block"
         finding = by_id[key]["findings"][0]
-        assert finding == {"rule": "contradicted_claim", "claim": finding["claim"], "entry": "tx-elec-11-002", "detail": finding["detail"]}
+        assert finding == {
+            "rule": "contradicted_claim",
+            "claim": finding["claim"],
+            "entry": "tx-elec-11-002",
+            "detail": finding["detail"],
+        }
         assert "parole" in finding["claim"] or "libertad" in finding["claim"]
     assert by_id["ok"] == {"id": "ok", "verdict": "pass", "findings": []}
     assert by_id["ghost"]["verdict"] == "hard_block" and by_id["ghost"]["unknown_evidence"] == ["no-such-entry"]
@@ -84,7 +109,9 @@ def test_check_draft_reads_jsonl_and_blocks_the_parole_voting_claim_in_both_lang
 def test_check_draft_reads_stdin(monkeypatch, capsys):
     import io
 
-    monkeypatch.setattr("sys.stdin", io.StringIO('{"id": "x", "draft": "Call 211 Texas.", "evidence": [], "language": "en"}\n'))
+    monkeypatch.setattr(
+        "sys.stdin", io.StringIO('{"id": "x", "draft": "Call 211 Texas.", "evidence": [], "language": "en"}\n')
+    )
     monkeypatch.setattr("audit.management.commands.audit.import_string", lambda path: lambda *, slugs, language: [])
     call_command("audit", "check-draft", "--jsonl", "-")
     assert json.loads(capsys.readouterr().out) == {"id": "x", "verdict": "pass", "findings": []}

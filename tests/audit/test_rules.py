@@ -347,14 +347,26 @@ def test_it_reports_every_rule_that_fired_and_takes_the_tightest_verdict():
 
 def test_it_accepts_a_cross_reference_quoted_from_the_evidence_summary():
     summary = "TANF excludes people with certain drug felonies; see also 1 TAC § 372.501 for exceptions."
-    record = EvidenceRecord(slug="tx-tac-1-372-107", citation="1 Tex. Admin. Code § 372.107", url="https://example.org", assertable=True, summary=summary)
+    record = EvidenceRecord(
+        slug="tx-tac-1-372-107",
+        citation="1 Tex. Admin. Code § 372.107",
+        url="https://example.org",
+        assertable=True,
+        summary=summary,
+    )
     draft = f"Here is what Texas rules say:\n{summary.rstrip('.')} [1 Tex. Admin. Code § 372.107]."
     result = check_draft(draft=draft, evidence=[record], context=ctx())
     assert "fabricated_citation" not in {f.rule for f in result.findings}
 
 
 def test_it_still_blocks_a_citation_that_no_evidence_mentions():
-    record = EvidenceRecord(slug="tx-tac-1-372-107", citation="1 Tex. Admin. Code § 372.107", url="https://example.org", assertable=True, summary="TANF rules.")
+    record = EvidenceRecord(
+        slug="tx-tac-1-372-107",
+        citation="1 Tex. Admin. Code § 372.107",
+        url="https://example.org",
+        assertable=True,
+        summary="TANF rules.",
+    )
     draft = "TANF rules apply [1 Tex. Admin. Code § 372.107]. See also 1 TAC § 372.501."
     result = check_draft(draft=draft, evidence=[record], context=ctx())
     assert "fabricated_citation" in {f.rule for f in result.findings}

@@ -47,7 +47,12 @@ def _tile_png() -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
 
 
 TILE = _tile_png()
@@ -82,15 +87,37 @@ def live_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
         call_command("resources", "load", verbosity=0)
         url = database_url_for_tests()
     port = _free_port()
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="pathways_site.settings", DATABASE_URL=url, DJANGO_ENV="development", DEBUG="true")
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="pathways_site.settings",
+        DATABASE_URL=url,
+        DJANGO_ENV="development",
+        DEBUG="true",
+    )
     # Turns run in the server process even when CI sets REDIS_URL: no Celery worker serves this test.
     env["CELERY_TASK_ALWAYS_EAGER"] = "true"
     env["MAP_TILE_URL"] = f"http://{TILE_HOST}/{{z}}/{{x}}/{{y}}.png"
     env.pop("ANTHROPIC_API_KEY", None)  # demo mode: deterministic nodes, no network
     log = (ROOT / "var" / "browser-server.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "pathways_site.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off", "--log-level", "warning"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "pathways_site.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--lifespan",
+            "off",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -120,7 +147,11 @@ def _warm_up(base: str) -> None:
     with httpx.Client(base_url=base, timeout=120) as client:
         created = client.post("/api/v1/conversations/", json={"language": "en"}).json()
         headers = {"Authorization": f"Bearer {created['token']}"}
-        client.post(f"/api/v1/conversations/{created['conversation_id']}/turns/", json={"text": "warm up: a state ID in Austin", "client_message_id": "warm"}, headers=headers)
+        client.post(
+            f"/api/v1/conversations/{created['conversation_id']}/turns/",
+            json={"text": "warm up: a state ID in Austin", "client_message_id": "warm"},
+            headers=headers,
+        )
 
 
 @pytest.fixture(scope="package")
@@ -150,7 +181,9 @@ def new_context(browser: Any, live_url: str) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
 
     def make(width: int = 390, height: int = 800, locale: str = "en-US", **options: Any) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": height}, locale=locale, base_url=live_url, **options)
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, locale=locale, base_url=live_url, **options
+        )
         context.route(lambda url: not url.startswith(live_url), _route_outside)
         context.set_default_timeout(20_000)
         contexts.append(context)

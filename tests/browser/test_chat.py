@@ -79,7 +79,9 @@ def steps(page: Page) -> list[str]:
     return page.evaluate("window.__steps")
 
 
-def test_an_english_question_shows_progress_then_a_cited_reply_with_cards(new_context: Callable, shot: Callable) -> None:
+def test_an_english_question_shows_progress_then_a_cited_reply_with_cards(
+    new_context: Callable, shot: Callable
+) -> None:
     page = open_chat(new_context())
     shot(page, "01-notice-en")
     accept_notice(page)
@@ -103,7 +105,9 @@ def test_an_english_question_shows_progress_then_a_cited_reply_with_cards(new_co
     shot(page, "02-reply-en")
 
 
-def test_a_spanish_question_gets_spanish_steps_a_map_with_only_local_pins_and_cards(new_context: Callable, shot: Callable) -> None:
+def test_a_spanish_question_gets_spanish_steps_a_map_with_only_local_pins_and_cards(
+    new_context: Callable, shot: Callable
+) -> None:
     context = new_context(locale="es-US")
     page = open_chat(context, "/?lang=es")
     expect(page.locator("html")).to_have_attribute("lang", "es")
@@ -114,7 +118,9 @@ def test_a_spanish_question_gets_spanish_steps_a_map_with_only_local_pins_and_ca
     assert "Revisando las reglas de Texas…" in seen or "Buscando lugares cerca de usted…" in seen
     turn = turn_json(page, reply)
     assert turn["language"] == "es"
-    pins = [r for r in turn["resources"] if r["lat"] is not None and r["lon"] is not None and not r["is_statewide_line"]]
+    pins = [
+        r for r in turn["resources"] if r["lat"] is not None and r["lon"] is not None and not r["is_statewide_line"]
+    ]
     assert pins, "this question should match at least one place with coordinates"
     expect(reply.locator(".map")).to_have_attribute("data-pins", str(len(pins)))
     expect(reply.locator(".leaflet-marker-icon")).to_have_count(len(pins))
@@ -151,11 +157,18 @@ def test_reloading_keeps_the_conversation(new_context: Callable, shot: Callable)
     shot(page, "05-reloaded")
 
 
-@pytest.mark.parametrize("script", [NO_EVENTS, DROPPED_EVENTS], ids=["no-websocket-no-sse", "websocket-drops-every-event"])
+@pytest.mark.parametrize(
+    "script", [NO_EVENTS, DROPPED_EVENTS], ids=["no-websocket-no-sse", "websocket-drops-every-event"]
+)
 def test_a_reply_arrives_by_polling_when_events_are_lost(new_context: Callable, script: str) -> None:
     page = open_chat(new_context(), "/", script)
     polled: list[str] = []
-    page.on("request", lambda request: polled.append(request.url) if "/api/v1/turns/" in request.url and request.method == "GET" else None)
+    page.on(
+        "request",
+        lambda request: (
+            polled.append(request.url) if "/api/v1/turns/" in request.url and request.method == "GET" else None
+        ),
+    )
     accept_notice(page)
     reply = send(page, "Where can I find food in Austin?")
     expect(reply.locator(".bubble")).not_to_be_empty()
@@ -202,7 +215,12 @@ def test_the_page_weighs_under_150_kb_and_loads_no_map_code_until_needed(new_con
     context = new_context()
     page = context.new_page()
     sizes: dict[str, int] = {}
-    page.on("requestfinished", lambda request: sizes.__setitem__(request.url, request.sizes()["responseBodySize"] + request.sizes()["responseHeadersSize"]))
+    page.on(
+        "requestfinished",
+        lambda request: sizes.__setitem__(
+            request.url, request.sizes()["responseBodySize"] + request.sizes()["responseHeadersSize"]
+        ),
+    )
     page.goto("/")
     page.wait_for_load_state("networkidle")
     total = sum(sizes.values())
@@ -225,7 +243,9 @@ def test_the_shell_opens_offline_and_says_so(new_context: Callable, shot: Callab
     context.set_offline(False)
 
 
-def test_deleting_the_conversation_erases_its_turns_and_logs_it_without_content(new_context: Callable, shot: Callable, db_read: None) -> None:
+def test_deleting_the_conversation_erases_its_turns_and_logs_it_without_content(
+    new_context: Callable, shot: Callable, db_read: None
+) -> None:
     from audit.log import AuditEvent
     from conversations.models import Conversation, NodeRun, Turn
 

@@ -44,7 +44,12 @@ class Cast:
     oncall_conv: Any
 
     def user(self, role: str) -> Any:
-        return {"admin": self.admin, "supervisor": self.supervisor, "case_manager": self.cm_a, "partner_editor": self.partner}[role]
+        return {
+            "admin": self.admin,
+            "supervisor": self.supervisor,
+            "case_manager": self.cm_a,
+            "partner_editor": self.partner,
+        }[role]
 
 
 @pytest.fixture
@@ -65,7 +70,9 @@ def cast(db: Any) -> Cast:
     msg_a = OutboundFactory(turn=turn_a)
     msg_b = OutboundFactory(turn=turn_b)
     oncall_conv = ConversationFactory(needs_human=True, needs_human_reason="asked_for_human")
-    return Cast(admin, supervisor, cm_a, cm_b, partner, alice, bob, conv_a, conv_b, turn_a, turn_b, msg_a, msg_b, oncall_conv)
+    return Cast(
+        admin, supervisor, cm_a, cm_b, partner, alice, bob, conv_a, conv_b, turn_a, turn_b, msg_a, msg_b, oncall_conv
+    )
 
 
 @pytest.fixture(autouse=True)

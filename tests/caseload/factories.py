@@ -74,8 +74,19 @@ class TurnFactory(factory.django.DjangoModelFactory):
     started_at = factory.LazyFunction(timezone.now)
     state = factory.LazyFunction(
         lambda: {
-            "evidence": [{"slug": "tx-id", "citation": "Tex. Transp. Code § 521.142", "url": "https://statutes.capitol.texas.gov/", "title": "ID", "assertable": True}],
-            "audit": {"verdict": "pass", "findings": [{"rule": "tone", "verdict": "pass", "message": "plain language"}]},
+            "evidence": [
+                {
+                    "slug": "tx-id",
+                    "citation": "Tex. Transp. Code § 521.142",
+                    "url": "https://statutes.capitol.texas.gov/",
+                    "title": "ID",
+                    "assertable": True,
+                }
+            ],
+            "audit": {
+                "verdict": "pass",
+                "findings": [{"rule": "tone", "verdict": "pass", "message": "plain language"}],
+            },
             "retrieval": {"confidence": 0.8, "gated": False},
         }
     )

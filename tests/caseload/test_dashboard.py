@@ -18,7 +18,11 @@ from tests.caseload.factories import OutboundFactory, TurnFactory
 @pytest.fixture
 def activity(cast: Any) -> Any:
     now = timezone.now()
-    pins = [{"id": "r1", "lat": 29.7, "lon": -95.3}, {"id": "r2", "lat": None, "lon": None}, {"id": "r3", "lat": 29.8, "lon": -95.4}]
+    pins = [
+        {"id": "r1", "lat": 29.7, "lon": -95.3},
+        {"id": "r2", "lat": None, "lon": None},
+        {"id": "r3", "lat": 29.8, "lon": -95.4},
+    ]
     rows = [
         # (days ago, crisis, verdict, gated, need, region, reply)
         (0, "none", "pass", False, "id_documents", "houston", "ok"),
@@ -31,11 +35,22 @@ def activity(cast: Any) -> Any:
         state: dict[str, Any] = {"resources": pins} if region == "houston" else {}
         if gated is not None:
             state["retrieval"] = {"confidence": 0.5, "gated": gated}
-        turn = TurnFactory(conversation=cast.conv_a, seq=index, crisis=crisis, audit_verdict=verdict, top_need=need, region=region, reply=reply,
-                           status=Turn.Status.ESCALATED if crisis != "none" else Turn.Status.COMPLETED, state=state)
+        turn = TurnFactory(
+            conversation=cast.conv_a,
+            seq=index,
+            crisis=crisis,
+            audit_verdict=verdict,
+            top_need=need,
+            region=region,
+            reply=reply,
+            status=Turn.Status.ESCALATED if crisis != "none" else Turn.Status.COMPLETED,
+            state=state,
+        )
         Turn.objects.filter(pk=turn.pk).update(created_at=now - timedelta(days=days))
     approved = OutboundFactory(turn=cast.turn_b, status=OutboundMessage.Status.SENT)
-    OutboundMessage.objects.filter(pk=approved.pk).update(created_at=now - timedelta(minutes=50), approved_at=now - timedelta(minutes=20))
+    OutboundMessage.objects.filter(pk=approved.pk).update(
+        created_at=now - timedelta(minutes=50), approved_at=now - timedelta(minutes=20)
+    )
     return now
 
 
@@ -56,7 +71,9 @@ def test_it_computes_the_supervisor_metrics(activity: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_the_dashboard_page_draws_inline_svg_and_links_the_eval_report(client: Any, cast: Any, activity: Any, settings: Any, tmp_path: Path) -> None:
+def test_the_dashboard_page_draws_inline_svg_and_links_the_eval_report(
+    client: Any, cast: Any, activity: Any, settings: Any, tmp_path: Path
+) -> None:
     settings.VAR_DIR = tmp_path
     client.force_login(cast.supervisor)
     page = client.get(reverse("admin:caseload_dashboard_changelist")).content.decode()

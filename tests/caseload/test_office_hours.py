@@ -50,7 +50,16 @@ def test_it_reads_several_windows_and_other_zones() -> None:
     assert not hours.is_open(datetime(2025, 3, 14, 12, 0, tzinfo=ZoneInfo("America/Denver")))
 
 
-@pytest.mark.parametrize("spec", ["", "Mon-Fri 09:00-17:00", "Mon-Fri 17:00-09:00 America/Chicago", "Someday 09:00-17:00 America/Chicago", "Mon-Fri 9-5 America/Chicago"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "",
+        "Mon-Fri 09:00-17:00",
+        "Mon-Fri 17:00-09:00 America/Chicago",
+        "Someday 09:00-17:00 America/Chicago",
+        "Mon-Fri 9-5 America/Chicago",
+    ],
+)
 def test_it_refuses_odd_office_hours(spec: str) -> None:
     with pytest.raises(OfficeHoursError):
         office_hours_parse(spec)

@@ -28,7 +28,9 @@ def caseload(db: Any) -> Any:
     cm = UserFactory(username="cm-priority", role="case manager")
     today = timezone.localdate(NOW)
     # crisis yesterday, released long ago
-    _crisis, conv = client_with_conversation(name="Crisis Carla", case_manager=cm, release_date=today - timedelta(days=400))
+    _crisis, conv = client_with_conversation(
+        name="Crisis Carla", case_manager=cm, release_date=today - timedelta(days=400)
+    )
     _turn(conv, hours_ago=20, crisis="suicide_self_harm", status=Turn.Status.ESCALATED, reply="988…", channel="web")
     # released 5 days ago, nothing else
     _fresh, _ = client_with_conversation(name="Fresh Felix", case_manager=cm, release_date=today - timedelta(days=5))
@@ -36,14 +38,25 @@ def caseload(db: Any) -> Any:
     _asked, conv = client_with_conversation(name="Asking Ana", case_manager=cm, release_date=today - timedelta(days=60))
     conv.needs_human, conv.needs_human_reason = True, "asked_for_human"
     conv.save()
-    _turn(conv, hours_ago=2, redacted_text="AGENT", status=Turn.Status.ESCALATED, reply="A case manager…", channel="web")
+    _turn(
+        conv, hours_ago=2, redacted_text="AGENT", status=Turn.Status.ESCALATED, reply="A case manager…", channel="web"
+    )
     # two replies waiting for approval (also two unanswered SMS turns), released 200 days ago
-    _waiting, conv = client_with_conversation(name="Waiting Will", case_manager=cm, release_date=today - timedelta(days=200))
+    _waiting, conv = client_with_conversation(
+        name="Waiting Will", case_manager=cm, release_date=today - timedelta(days=200)
+    )
     for hours in (5, 3):
         OutboundFactory(turn=_turn(conv, hours_ago=hours), status=OutboundMessage.Status.PENDING_APPROVAL)
     # missed appointment mentioned 3 days ago (answered), released 20 days ago
     _missed, conv = client_with_conversation(name="Missed Mo", case_manager=cm, release_date=today - timedelta(days=20))
-    turn = _turn(conv, hours_ago=72, redacted_text="I missed my appointment with my parole officer", status=Turn.Status.COMPLETED, reply="…", channel="web")
+    turn = _turn(
+        conv,
+        hours_ago=72,
+        redacted_text="I missed my appointment with my parole officer",
+        status=Turn.Status.COMPLETED,
+        reply="…",
+        channel="web",
+    )
     assert turn.reply
     # quiet: released a year ago, nothing pending
     _quiet, _ = client_with_conversation(name="Quiet Quinn", case_manager=cm, release_date=today - timedelta(days=365))
@@ -82,7 +95,12 @@ def test_it_explains_each_score_with_drivers_that_sum_to_it(caseload: Any) -> No
 
 def test_the_first_30_days_after_release_weigh_most() -> None:
     today = NOW.date()
-    scores = [priority_explain(PriorityInputs(False, False, False, 0, 0, False, today - timedelta(days=days)), today=today).score for days in (0, 14, 15, 30, 31, 90, 91)]
+    scores = [
+        priority_explain(
+            PriorityInputs(False, False, False, 0, 0, False, today - timedelta(days=days)), today=today
+        ).score
+        for days in (0, 14, 15, 30, 31, 90, 91)
+    ]
     assert scores == [25, 25, 20, 20, 8, 8, 0]
     future = priority_explain(PriorityInputs(False, False, False, 0, 0, False, today + timedelta(days=3)), today=today)
     assert future.score == 0

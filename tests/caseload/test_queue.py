@@ -42,15 +42,29 @@ def test_it_shows_the_question_draft_citations_and_findings_with_access_keys(cli
     assert 'accesskey="a"' in page and 'accesskey="r"' in page and 'accesskey="b"' in page
     assert ":focus-visible" in page
     # Form order: the draft comes before Approve, which comes before the reason and Reject.
-    assert page.index(f'id="body-{cast.msg_a.pk}"') < page.index('value="approve"') < page.index(f'id="reason-{cast.msg_a.pk}"') < page.index('value="reject"')
+    assert (
+        page.index(f'id="body-{cast.msg_a.pk}"')
+        < page.index('value="approve"')
+        < page.index(f'id="reason-{cast.msg_a.pk}"')
+        < page.index('value="reject"')
+    )
 
 
 @pytest.mark.django_db
-def test_it_approves_an_edited_reply_and_sends_it_once(client: Any, sms_client_of_a: Any, fake_twilio: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_it_approves_an_edited_reply_and_sends_it_once(
+    client: Any, sms_client_of_a: Any, fake_twilio: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     cast = sms_client_of_a
     client.force_login(cast.cm_a)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse(QUEUE), {"action": "approve", "message_id": str(cast.msg_a.pk), "body": "Edited by Cara: bring your birth certificate."})
+        response = client.post(
+            reverse(QUEUE),
+            {
+                "action": "approve",
+                "message_id": str(cast.msg_a.pk),
+                "body": "Edited by Cara: bring your birth certificate.",
+            },
+        )
     assert response.status_code == 302
     cast.msg_a.refresh_from_db()
     assert cast.msg_a.status == OutboundMessage.Status.SENT
@@ -79,8 +93,14 @@ def test_it_rejects_with_a_reason_and_never_without_one(client: Any, cast: Any) 
 def test_bulk_approval_approves_only_messages_in_the_caseload(client: Any, cast: Any) -> None:
     second = OutboundFactory(turn=TurnFactory(conversation=cast.conv_a, seq=2))
     client.force_login(cast.cm_a)
-    response = client.post(reverse(QUEUE), {"action": "bulk_approve", "selected": [str(cast.msg_a.pk), str(second.pk), str(cast.msg_b.pk)]}, follow=True)
-    statuses = dict(OutboundMessage.objects.filter(pk__in=[cast.msg_a.pk, second.pk, cast.msg_b.pk]).values_list("pk", "status"))
+    response = client.post(
+        reverse(QUEUE),
+        {"action": "bulk_approve", "selected": [str(cast.msg_a.pk), str(second.pk), str(cast.msg_b.pk)]},
+        follow=True,
+    )
+    statuses = dict(
+        OutboundMessage.objects.filter(pk__in=[cast.msg_a.pk, second.pk, cast.msg_b.pk]).values_list("pk", "status")
+    )
     assert statuses[cast.msg_a.pk] == statuses[second.pk] == OutboundMessage.Status.APPROVED
     assert statuses[cast.msg_b.pk] == OutboundMessage.Status.PENDING_APPROVAL
     assert "not in your caseload" in response.content.decode()

@@ -21,8 +21,13 @@ from caseload import roles
 def test_the_migration_created_the_four_roles_with_their_permissions() -> None:
     groups = {group.name: group for group in Group.objects.prefetch_related("permissions__content_type")}
     assert set(roles.ROLE_NAMES) <= set(groups)
-    held = {name: {f"{p.content_type.app_label}.{p.codename}" for p in groups[name].permissions.all()} for name in roles.ROLE_NAMES}
-    assert {"caseload.approve_outbound", "caseload.take_over_conversation", "conversations.view_turn"} <= held[roles.CASE_MANAGER]
+    held = {
+        name: {f"{p.content_type.app_label}.{p.codename}" for p in groups[name].permissions.all()}
+        for name in roles.ROLE_NAMES
+    }
+    assert {"caseload.approve_outbound", "caseload.take_over_conversation", "conversations.view_turn"} <= held[
+        roles.CASE_MANAGER
+    ]
     assert "caseload.view_all_clients" not in held[roles.CASE_MANAGER]
     assert not any(perm.startswith(("caseload.delete", "conversations.delete")) for perm in held[roles.CASE_MANAGER])
     assert {"caseload.view_all_clients", "caseload.view_dashboard"} <= held[roles.SUPERVISOR]
@@ -65,12 +70,27 @@ def test_a_successful_sign_in_is_logged(client: Any, cast: Any) -> None:
 
 def test_production_mode_sets_secure_cookies() -> None:
     env = {
-        **os.environ, "DJANGO_ENV": "production", "DEBUG": "0", "SECRET_KEY": "x" * 20 + "abcdefghijklmnopqrstuvwxyz0123456789",
-        "FIELD_ENCRYPTION_KEY": "A" * 43 + "=", "DATABASE_URL": "postgres://u:p@127.0.0.1:1/db", "ALLOWED_HOSTS": "pathways.example.org",
+        **os.environ,
+        "DJANGO_ENV": "production",
+        "DEBUG": "0",
+        "SECRET_KEY": "x" * 20 + "abcdefghijklmnopqrstuvwxyz0123456789",
+        "FIELD_ENCRYPTION_KEY": "A" * 43 + "=",
+        "DATABASE_URL": "postgres://u:p@127.0.0.1:1/db",
+        "ALLOWED_HOSTS": "pathways.example.org",
     }
     code = "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY)"
-    out = subprocess.run([sys.executable, "-c", f"import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE','pathways_site.settings'); django.setup(); {code}"],
-                         env=env, capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE','pathways_site.settings'); django.setup(); {code}",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert out.stdout.split() == ["True", "True", "True"]
 
 

@@ -30,7 +30,13 @@ def _summarize_read_only(client: Any) -> tuple[Any, list[str]]:
 
 @pytest.mark.django_db
 def test_it_summarizes_deterministically_without_writing(cast: Any) -> None:
-    TurnFactory(conversation=cast.conv_a, seq=2, redacted_text="I missed my appointment with my PO", crisis="none", top_need="supervision")
+    TurnFactory(
+        conversation=cast.conv_a,
+        seq=2,
+        redacted_text="I missed my appointment with my PO",
+        crisis="none",
+        top_need="supervision",
+    )
     summary, statements = _summarize_read_only(cast.alice)
     assert summary.source == "deterministic"
     assert any("missed appointment" in bullet for bullet in summary.bullets)
@@ -45,7 +51,10 @@ def test_it_summarizes_with_claude_without_writing_and_sends_no_name_or_notes(ca
     cast.alice.notes = "Staff-only note: sister's address"
     cast.alice.save()
     fake = FakeAnthropic()
-    fake.on("write_summary", ok("write_summary", {"bullets": ["Needs a state ID; asked twice.", "One reply waits for you."]}))
+    fake.on(
+        "write_summary",
+        ok("write_summary", {"bullets": ["Needs a state ID; asked twice.", "One reply waits for you."]}),
+    )
     fake.install()
     try:
         summary, statements = _summarize_read_only(cast.alice)
@@ -73,8 +82,15 @@ def test_a_write_attempt_inside_the_summarizer_transaction_is_refused(cast: Any)
 
 
 def test_the_summarizer_gets_plain_frozen_data_only() -> None:
-    snapshot = ClientSnapshot(status="active", supervision_type="parole", release_date=None, days_since_release=None,
-                              mode_human=False, needs_human_reason="", pending_replies=0)
+    snapshot = ClientSnapshot(
+        status="active",
+        supervision_type="parole",
+        release_date=None,
+        days_since_release=None,
+        mode_human=False,
+        needs_human_reason="",
+        pending_replies=0,
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         snapshot.pending_replies = 3  # type: ignore[misc]
     with pytest.raises(TypeError):

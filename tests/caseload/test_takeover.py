@@ -45,12 +45,17 @@ def test_a_case_manager_cannot_take_over_another_caseload(cast: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_the_case_manager_texts_the_person_from_admin(client: Any, sms_client_of_a: Any, fake_twilio: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_the_case_manager_texts_the_person_from_admin(
+    client: Any, sms_client_of_a: Any, fake_twilio: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     cast = sms_client_of_a
     client.force_login(cast.cm_a)
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("admin:caseload_conversation_take_over", args=[cast.conv_a.pk]))
-        response = client.post(reverse("admin:caseload_conversation_reply", args=[cast.conv_a.pk]), {"body": "Hi, this is Cara. I can meet Tuesday."})
+        response = client.post(
+            reverse("admin:caseload_conversation_reply", args=[cast.conv_a.pk]),
+            {"body": "Hi, this is Cara. I can meet Tuesday."},
+        )
     assert response.status_code == 302
     message = OutboundMessage.objects.get(conversation=cast.conv_a, kind=OutboundMessage.Kind.HUMAN)
     assert message.status == OutboundMessage.Status.SENT and message.approved_by == "cara-cm"

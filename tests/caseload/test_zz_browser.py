@@ -15,7 +15,13 @@ import pytest
 from conversations.models import OutboundMessage
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 pytestmark = [
     pytest.mark.browser,
@@ -26,7 +32,9 @@ pytestmark = [
 # After the test the tables are flushed and post_migrate runs again, which re-creates the roles
 # (caseload.signals.roles_sync_after_migrate), so later tests still find their groups.
 @pytest.mark.django_db(transaction=True)
-def test_a_case_manager_approves_a_pending_reply_and_sees_it_sent(live_server: Any, sms_client_of_a: Any, fake_twilio: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_case_manager_approves_a_pending_reply_and_sees_it_sent(
+    live_server: Any, sms_client_of_a: Any, fake_twilio: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     cast = sms_client_of_a

@@ -19,17 +19,42 @@ def conversation(client: Client) -> dict:
     return response.json()
 
 
-def post_turn(client: Client, conversation: dict, body: object, *, token: str | None = None, content_type: str = "application/json") -> object:
+def post_turn(
+    client: Client,
+    conversation: dict,
+    body: object,
+    *,
+    token: str | None = None,
+    content_type: str = "application/json",
+) -> object:
     data = body if isinstance(body, str) else json.dumps(body)
     headers = {"HTTP_AUTHORIZATION": f"Bearer {token or conversation['token']}"}
-    return client.post(f"/api/v1/conversations/{conversation['conversation_id']}/turns/", data, content_type=content_type, **headers)
+    return client.post(
+        f"/api/v1/conversations/{conversation['conversation_id']}/turns/", data, content_type=content_type, **headers
+    )
 
 
 def test_a_posted_message_returns_the_finished_turn_json(client: Client, conversation: dict) -> None:
     response = post_turn(client, conversation, {"text": "need a state ID in Houston", "client_message_id": "m1"})
     assert response.status_code == 201
     body = response.json()
-    assert set(body) >= {"turn_id", "conversation_id", "status", "language", "crisis", "top_need", "region", "redacted_text", "reply", "citations", "resources", "retrieval", "audit", "handoff", "nodes"}
+    assert set(body) >= {
+        "turn_id",
+        "conversation_id",
+        "status",
+        "language",
+        "crisis",
+        "top_need",
+        "region",
+        "redacted_text",
+        "reply",
+        "citations",
+        "resources",
+        "retrieval",
+        "audit",
+        "handoff",
+        "nodes",
+    }
     assert body["status"] == "completed"
     detail = client.get(f"/api/v1/turns/{body['turn_id']}/", HTTP_AUTHORIZATION=f"Bearer {conversation['token']}")
     assert detail.status_code == 200 and detail.json()["reply"] == body["reply"]
@@ -57,7 +82,14 @@ def test_an_oversized_message_is_413_and_nothing_is_written(client: Client, conv
     assert Turn.objects.count() == 0
 
 
-@pytest.mark.parametrize("body", [{"client_message_id": "x"}, {"text": "   ", "client_message_id": "x"}, {"text": 5, "client_message_id": "x", "wait": "perhaps"}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"client_message_id": "x"},
+        {"text": "   ", "client_message_id": "x"},
+        {"text": 5, "client_message_id": "x", "wait": "perhaps"},
+    ],
+)
 def test_missing_or_blank_text_is_400(client: Client, conversation: dict, body: dict) -> None:
     response = post_turn(client, conversation, body)
     assert response.status_code == 400
@@ -88,13 +120,22 @@ def test_a_wrong_token_cannot_read_or_write_a_conversation(client: Client, conve
 
 
 def test_an_unknown_conversation_is_404(client: Client) -> None:
-    response = client.post("/api/v1/conversations/00000000-0000-0000-0000-000000000000/turns/", {"text": "hi"}, content_type="application/json", HTTP_AUTHORIZATION="Bearer x")
+    response = client.post(
+        "/api/v1/conversations/00000000-0000-0000-0000-000000000000/turns/",
+        {"text": "hi"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION="Bearer x",
+    )
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "unknown_conversation"
 
 
 def test_the_chat_cookie_alone_opens_the_conversation(client: Client, conversation: dict) -> None:
-    response = client.post(f"/api/v1/conversations/{conversation['conversation_id']}/turns/", {"text": "need a GED class", "client_message_id": "c"}, content_type="application/json")
+    response = client.post(
+        f"/api/v1/conversations/{conversation['conversation_id']}/turns/",
+        {"text": "need a GED class", "client_message_id": "c"},
+        content_type="application/json",
+    )
     assert response.status_code == 201
 
 
@@ -105,7 +146,9 @@ async def test_sse_streams_one_event_per_node_then_done() -> None:
     from conversations import services
 
     conversation, token = await sync_to_async(services.conversation_create)(channel="web")
-    turn, _ = await sync_to_async(services.turn_start)(conversation=conversation, text="need a job in houston", idempotency_key="sse")
+    turn, _ = await sync_to_async(services.turn_start)(
+        conversation=conversation, text="need a job in houston", idempotency_key="sse"
+    )
     await sync_to_async(services.turn_run)(turn_id=turn.pk)
     response = await AsyncClient().get(f"/api/v1/turns/{turn.pk}/events", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 200
@@ -123,7 +166,9 @@ async def test_an_sse_stream_gives_its_database_connection_back_before_it_stream
     from conversations import services
 
     conversation, token = await sync_to_async(services.conversation_create)(channel="web")
-    turn, _ = await sync_to_async(services.turn_start)(conversation=conversation, text="need a job in houston", idempotency_key="sse-open")
+    turn, _ = await sync_to_async(services.turn_start)(
+        conversation=conversation, text="need a job in houston", idempotency_key="sse-open"
+    )
     holding = sync_to_async(lambda: connection.connection is not None)  # the thread that serves the view's sync work
     assert await holding()  # turn_start left this thread with a connection
     response = await AsyncClient().get(f"/api/v1/turns/{turn.pk}/events", headers={"Authorization": f"Bearer {token}"})

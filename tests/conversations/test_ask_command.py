@@ -45,9 +45,11 @@ def test_a_crisis_message_is_escalated_with_988() -> None:
 def test_jsonl_answers_each_line_with_its_id_and_reports_a_bad_line_without_stopping(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(
-        json.dumps({"id": "a", "text": "can i vote on parole", "channel": "web", "language": "en"}) + "\n"
+        json.dumps({"id": "a", "text": "can i vote on parole", "channel": "web", "language": "en"})
+        + "\n"
         + "{not json\n"
-        + json.dumps({"id": "c", "text": "necesito comida en El Paso", "channel": "sms"}) + "\n",
+        + json.dumps({"id": "c", "text": "necesito comida en El Paso", "channel": "sms"})
+        + "\n",
         encoding="utf-8",
     )
     lines = [json.loads(line) for line in ask("--jsonl", str(source)).splitlines()]
@@ -103,7 +105,10 @@ def test_every_sms_channel_crisis_line_of_a_batch_is_escalated(tmp_path: Path) -
         "I want to kill myself",
     ]
     path = tmp_path / "crises.jsonl"
-    path.write_text("".join(json.dumps({"id": str(i), "text": t, "channel": "sms"}) + "\n" for i, t in enumerate(texts)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"id": str(i), "text": t, "channel": "sms"}) + "\n" for i, t in enumerate(texts)),
+        encoding="utf-8",
+    )
     lines = [json.loads(line) for line in ask("--jsonl", str(path)).splitlines()]
     assert [line["id"] for line in lines] == [str(i) for i in range(len(texts))]
     assert all(line["status"] == "escalated" and line["crisis"] != "none" for line in lines), [
@@ -118,6 +123,7 @@ def test_the_intake_node_records_which_source_decided() -> None:
     intake = NodeRun.objects.get(turn_id=turn["turn_id"], node="intake")
     assert intake.output["intake_source"] in {"model", "rules", "context"}
     assert intake.output["model"].startswith("mm-")
+
 
 @pytest.mark.django_db
 def test_ask_can_i_vote_on_parole_leads_with_the_answer_and_returns_the_caveat(capsys):

@@ -29,7 +29,10 @@ def start(text: str) -> Turn:
 def wire(fake: FakeAnthropic, category: str = "none", severity: str = "none") -> None:
     fake.on(TOOL, ok(TOOL, {"category": category, "severity": severity}, input_tokens=300, output_tokens=20))
     fake.on("classify", ok("classify", {"top_need": "id_documents", "language": "en", "supervision": "unknown"}))
-    fake.on("write_reply", ok("write_reply", {"reply": "211 Texas can help you find an ID office: call 2-1-1.", "cited": []}))
+    fake.on(
+        "write_reply",
+        ok("write_reply", {"reply": "211 Texas can help you find an ID office: call 2-1-1.", "cited": []}),
+    )
     fake.on("report_findings", ok("report_findings", {"findings": []}))
 
 
@@ -43,9 +46,16 @@ def test_an_opinion_naming_a_crisis_the_rules_missed_escalates_the_turn(fake_ant
     assert turn.crisis == "suicide_self_harm"
     assert turn.state["crisis"]["source"] == "second_opinion"
     assert turn.state["crisis_opinion"] == {
-        "consulted": True, "model": "claude-haiku-4-5", "prompt": "crisis_v1", "outcome": "opinion",
-        "category": "suicide_self_harm", "severity": "high", "ms": turn.state["crisis_opinion"]["ms"],
-        "input_tokens": 300, "output_tokens": 20, "cost_usd": pytest.approx(0.0004),
+        "consulted": True,
+        "model": "claude-haiku-4-5",
+        "prompt": "crisis_v1",
+        "outcome": "opinion",
+        "category": "suicide_self_harm",
+        "severity": "high",
+        "ms": turn.state["crisis_opinion"]["ms"],
+        "input_tokens": 300,
+        "output_tokens": 20,
+        "cost_usd": pytest.approx(0.0004),
     }
     turn = services.turn_run(turn_id=turn.pk)
     assert turn.status == Turn.Status.ESCALATED and "988" in turn.reply
@@ -69,7 +79,9 @@ def test_a_less_urgent_opinion_leaves_the_rule_result_as_it_was(fake_anthropic: 
     assert "second_opinion" not in turn.state["crisis"]["source"]
 
 
-def test_a_slow_opinion_is_abandoned_at_its_time_box_and_the_turn_completes(fake_anthropic: FakeAnthropic, settings: pytest.FixtureRequest) -> None:
+def test_a_slow_opinion_is_abandoned_at_its_time_box_and_the_turn_completes(
+    fake_anthropic: FakeAnthropic, settings: pytest.FixtureRequest
+) -> None:
     settings.LLM_CRISIS_TIMEOUT_SECONDS = 0.3
     wire(fake_anthropic)
     released = threading.Event()
@@ -94,10 +106,17 @@ def test_a_slow_opinion_is_abandoned_at_its_time_box_and_the_turn_completes(fake
 
 @pytest.mark.parametrize(
     "responder",
-    [status(500), status(529, "overloaded_error"), ok(TOOL, {"category": "on_fire", "severity": "high"}), lambda body: httpx2.Response(200, content=b"{not json")],
+    [
+        status(500),
+        status(529, "overloaded_error"),
+        ok(TOOL, {"category": "on_fire", "severity": "high"}),
+        lambda body: httpx2.Response(200, content=b"{not json"),
+    ],
     ids=["500", "529", "outside-the-schema", "malformed-json"],
 )
-def test_a_failed_opinion_is_no_opinion_and_the_turn_completes(fake_anthropic: FakeAnthropic, responder: object) -> None:
+def test_a_failed_opinion_is_no_opinion_and_the_turn_completes(
+    fake_anthropic: FakeAnthropic, responder: object
+) -> None:
     wire(fake_anthropic)
     fake_anthropic.on(TOOL, responder)
     turn = start("I need an ID in Houston")
@@ -106,7 +125,9 @@ def test_a_failed_opinion_is_no_opinion_and_the_turn_completes(fake_anthropic: F
     assert services.turn_run(turn_id=turn.pk).status == Turn.Status.COMPLETED
 
 
-def test_the_opinion_runs_while_ingress_works_not_after_it(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_opinion_runs_while_ingress_works_not_after_it(
+    fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wire(fake_anthropic, "none", "none")
     answer = ok(TOOL, {"category": "none", "severity": "none"})
 
@@ -141,14 +162,19 @@ def test_without_a_key_no_opinion_is_asked_and_none_recorded() -> None:
 
 def test_the_opinion_counts_towards_the_llm_calls_bound(fake_anthropic: FakeAnthropic) -> None:
     wire(fake_anthropic)
-    fake_anthropic.on("report_findings", ok("report_findings", {"findings": [{"rule": "tone", "verdict": "soft_block", "message": "plainer please"}]}))
+    fake_anthropic.on(
+        "report_findings",
+        ok("report_findings", {"findings": [{"rule": "tone", "verdict": "soft_block", "message": "plainer please"}]}),
+    )
     turn = services.turn_run(turn_id=start("hmm hello there").pk)
     assert len(crisis_requests(fake_anthropic)) == 1
     assert turn.llm_calls <= graph.MAX_LLM_CALLS
     assert len(fake_anthropic.requests) == turn.llm_calls
 
 
-def test_the_workflow_gets_only_the_calls_the_opinion_left(fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_workflow_gets_only_the_calls_the_opinion_left(
+    fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from conversations.workflow import engine
 
     monkeypatch.setattr(engine, "MAX_LLM_CALLS", 2)

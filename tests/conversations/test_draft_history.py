@@ -23,7 +23,10 @@ def say(conversation: object, text: str) -> Turn:
 def wire(fake: FakeAnthropic) -> None:
     fake.on("crisis_opinion", ok("crisis_opinion", {"category": "none", "severity": "none"}))
     fake.on("classify", ok("classify", {"top_need": "id_documents", "language": "en", "supervision": "unknown"}))
-    fake.on("write_reply", ok("write_reply", {"reply": "211 Texas can help you find an ID office: call 2-1-1.", "cited": []}))
+    fake.on(
+        "write_reply",
+        ok("write_reply", {"reply": "211 Texas can help you find an ID office: call 2-1-1.", "cited": []}),
+    )
     fake.on("report_findings", ok("report_findings", {"findings": []}))
 
 
@@ -70,7 +73,10 @@ def test_the_history_keeps_the_last_turns_within_its_character_bound(fake_anthro
     history = turn.state["history"]
     assert 1 <= len(history) <= services.HISTORY_TURNS
     assert history[-1]["person"].startswith("question 4")  # the newest earlier turn is kept, the oldest dropped
-    assert all(len(item["person"]) <= services.HISTORY_MESSAGE_CHARS and len(item["reply"]) <= services.HISTORY_REPLY_CHARS for item in history)
+    assert all(
+        len(item["person"]) <= services.HISTORY_MESSAGE_CHARS and len(item["reply"]) <= services.HISTORY_REPLY_CHARS
+        for item in history
+    )
     assert sum(len(item["person"]) + len(item["reply"]) for item in history) <= services.HISTORY_MAX_CHARS
 
 

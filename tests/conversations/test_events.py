@@ -53,7 +53,9 @@ def test_events_from_worker_threads_arrive_in_order_per_thread(monkeypatch: pyte
     assert all(message["type"] == "turn.progress" for _group, message in layer.sent)
 
 
-def test_a_failing_send_loses_that_event_only(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_send_loses_that_event_only(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     layer = SlowLayer(fail_on=2)
     monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
     for step in (1, 2, 3):

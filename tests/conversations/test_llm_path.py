@@ -49,7 +49,9 @@ def test_a_heuristic_sure_message_does_not_spend_an_intake_call(fake_anthropic: 
     assert "classify" not in fake_anthropic.tools_called
 
 
-def test_prompts_below_the_models_caching_minimum_ask_for_no_cache_and_report_none(fake_anthropic: FakeAnthropic) -> None:
+def test_prompts_below_the_models_caching_minimum_ask_for_no_cache_and_report_none(
+    fake_anthropic: FakeAnthropic,
+) -> None:
     # Behaviour change (issue #23): the prompts are far below the 2,048/4,096-token minimums, so a
     # cache breakpoint could never cache anything; it is no longer sent, and usage shows no cache.
     wire_happy(fake_anthropic)
@@ -64,33 +66,77 @@ def test_prompts_below_the_models_caching_minimum_ask_for_no_cache_and_report_no
 
 @pytest.mark.parametrize(
     ("model", "chars", "cached"),
-    [("claude-haiku-4-5", 4096 * 4, False), ("claude-haiku-4-5", 4096 * 5, True), ("claude-sonnet-4-6", 2048 * 4, False), ("claude-sonnet-4-6", 2048 * 5, True)],
+    [
+        ("claude-haiku-4-5", 4096 * 4, False),
+        ("claude-haiku-4-5", 4096 * 5, True),
+        ("claude-sonnet-4-6", 2048 * 4, False),
+        ("claude-sonnet-4-6", 2048 * 5, True),
+    ],
 )
-def test_caching_is_requested_only_when_the_prefix_reaches_the_models_minimum(fake_anthropic: FakeAnthropic, model: str, chars: int, cached: bool) -> None:
+def test_caching_is_requested_only_when_the_prefix_reaches_the_models_minimum(
+    fake_anthropic: FakeAnthropic, model: str, chars: int, cached: bool
+) -> None:
     from pydantic import BaseModel
 
     class Out(BaseModel):
         ok: bool
 
     fake_anthropic.on("answer", ok("answer", {"ok": True}))
-    result = llm.structured_call(model=model, system="x" * chars, messages=[{"role": "user", "content": "hi"}], tool_name="answer", tool_description="d", schema=Out)
+    result = llm.structured_call(
+        model=model,
+        system="x" * chars,
+        messages=[{"role": "user", "content": "hi"}],
+        tool_name="answer",
+        tool_description="d",
+        schema=Out,
+    )
     body = fake_anthropic.requests[-1]
     assert ("cache_control" in body["system"][0]) is cached
     assert (result.usage.cache_write_tokens > 0) is cached
 
 
-WRONG_PAROLE = [("Yes, you can vote while you are on parole in Texas", [(VOTING, "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation.")])]
-WRONG_PAROLE_ES = [("Sí, puede votar mientras está en libertad condicional en Texas", [(VOTING, "Una persona con una condena final por delito grave (felony) no puede votar hasta que cumpla toda la sentencia, incluido el tiempo en prisión o cárcel, la libertad condicional (parole), la supervisión o la probatoria.")])]
+WRONG_PAROLE = [
+    (
+        "Yes, you can vote while you are on parole in Texas",
+        [
+            (
+                VOTING,
+                "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation.",
+            )
+        ],
+    )
+]
+WRONG_PAROLE_ES = [
+    (
+        "Sí, puede votar mientras está en libertad condicional en Texas",
+        [
+            (
+                VOTING,
+                "Una persona con una condena final por delito grave (felony) no puede votar hasta que cumpla toda la sentencia, incluido el tiempo en prisión o cárcel, la libertad condicional (parole), la supervisión o la probatoria.",
+            )
+        ],
+    )
+]
 
 
 def _voting_turn(text: str, language: str | None = None) -> TurnModel:
     conversation, _ = services.conversation_create(channel="web")
-    turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language)
+    turn, _ = services.turn_start(
+        conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
+    )
     return services.turn_run(turn_id=turn.pk)
 
 
-@pytest.mark.parametrize(("text", "language", "blocks"), [("can i vote if im still on parole", "en", WRONG_PAROLE), ("¿puedo votar si todavía estoy en libertad condicional?", "es", WRONG_PAROLE_ES)])
-def test_the_parole_voting_draft_from_the_model_never_reaches_the_person(fake_anthropic: FakeAnthropic, text: str, language: str, blocks: list) -> None:
+@pytest.mark.parametrize(
+    ("text", "language", "blocks"),
+    [
+        ("can i vote if im still on parole", "en", WRONG_PAROLE),
+        ("¿puedo votar si todavía estoy en libertad condicional?", "es", WRONG_PAROLE_ES),
+    ],
+)
+def test_the_parole_voting_draft_from_the_model_never_reaches_the_person(
+    fake_anthropic: FakeAnthropic, text: str, language: str, blocks: list
+) -> None:
     fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": language, "supervision": "parole"}))
     fake_anthropic.on("write_reply", cited(blocks))
     fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
@@ -102,9 +148,19 @@ def test_the_parole_voting_draft_from_the_model_never_reaches_the_person(fake_an
     assert turn.status == Turn.Status.ESCALATED
 
 
-def test_the_model_draft_arrives_as_search_results_with_citations_on_and_becomes_statements(fake_anthropic: FakeAnthropic) -> None:
+def test_the_model_draft_arrives_as_search_results_with_citations_on_and_becomes_statements(
+    fake_anthropic: FakeAnthropic,
+) -> None:
     good = [
-        ("Not yet: in Texas you cannot vote until your whole sentence is done, including parole", [(VOTING, "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation.")]),
+        (
+            "Not yet: in Texas you cannot vote until your whole sentence is done, including parole",
+            [
+                (
+                    VOTING,
+                    "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged, which includes any prison or jail time, parole, supervision, or probation.",
+                )
+            ],
+        ),
         (".\nThis is general information, not legal advice.", []),
     ]
     fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": "en", "supervision": "parole"}))
@@ -121,7 +177,9 @@ def test_the_model_draft_arrives_as_search_results_with_citations_on_and_becomes
     assert statement["entry"] == "tx-elec-11-002" and "not a qualified voter until" in statement["quote"]
 
 
-def test_a_model_answer_quoting_text_not_in_the_entry_is_revised_then_replaced_by_the_template(fake_anthropic: FakeAnthropic) -> None:
+def test_a_model_answer_quoting_text_not_in_the_entry_is_revised_then_replaced_by_the_template(
+    fake_anthropic: FakeAnthropic,
+) -> None:
     fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": "en", "supervision": "parole"}))
     fake_anthropic.on("write_reply", cited([("You can vote on parole", [(VOTING, "People on parole may vote.")])]))
     fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
@@ -133,21 +191,36 @@ def test_a_model_answer_quoting_text_not_in_the_entry_is_revised_then_replaced_b
 
 def test_a_model_answer_in_the_wrong_language_is_not_sent(fake_anthropic: FakeAnthropic) -> None:
     fake_anthropic.on("classify", ok("classify", {"top_need": "voting", "language": "es", "supervision": "parole"}))
-    fake_anthropic.on("write_reply", cited([("Please call 211 Texas and they can help you with the voter registration question today.", [])]))
+    fake_anthropic.on(
+        "write_reply",
+        cited([("Please call 211 Texas and they can help you with the voter registration question today.", [])]),
+    )
     fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))
     turn = _voting_turn("¿puedo votar si todavía estoy en libertad condicional?", "es")
     assert turn.state["draft_source"] == "template"
     assert turn.reply.startswith("Todavía no:")
 
 
-def test_the_auditor_sees_the_evidence_text_and_a_strict_schema_and_one_unknown_rule_drops_alone(fake_anthropic: FakeAnthropic) -> None:
+def test_the_auditor_sees_the_evidence_text_and_a_strict_schema_and_one_unknown_rule_drops_alone(
+    fake_anthropic: FakeAnthropic,
+) -> None:
     wire_happy(fake_anthropic)
-    fake_anthropic.on("report_findings", ok("report_findings", {"findings": [
-        {"rule": "tone", "verdict": "soft_block", "message": "x"},
-        {"rule": "outcome_promise", "verdict": "hard_block", "message": "promise"},
-    ]}))
+    fake_anthropic.on(
+        "report_findings",
+        ok(
+            "report_findings",
+            {
+                "findings": [
+                    {"rule": "tone", "verdict": "soft_block", "message": "x"},
+                    {"rule": "outcome_promise", "verdict": "hard_block", "message": "promise"},
+                ]
+            },
+        ),
+    )
     turn = run("I need a birth certificate in Dallas")
-    auditor = next(body for body in fake_anthropic.requests if (body.get("tool_choice") or {}).get("name") == "report_findings")
+    auditor = next(
+        body for body in fake_anthropic.requests if (body.get("tool_choice") or {}).get("name") == "report_findings"
+    )
     schema = auditor["tools"][0]["input_schema"]
     assert "enum" in json.dumps(schema) and "contradicted_claim" in json.dumps(schema)
     assert "excerpt:" in auditor["messages"][0]["content"]
@@ -166,7 +239,9 @@ def test_the_auditor_sees_the_evidence_text_and_a_strict_schema_and_one_unknown_
     ],
     ids=["429", "500", "529", "malformed-json", "schema-mismatch", "refusal"],
 )
-def test_any_llm_failure_falls_back_to_the_template_and_the_turn_completes(fake_anthropic: FakeAnthropic, responder: object) -> None:
+def test_any_llm_failure_falls_back_to_the_template_and_the_turn_completes(
+    fake_anthropic: FakeAnthropic, responder: object
+) -> None:
     wire_happy(fake_anthropic)
     fake_anthropic.on("write_reply", responder)
     turn = run("I need a birth certificate in Dallas")
@@ -196,8 +271,13 @@ def test_only_redacted_text_reaches_the_model(fake_anthropic: FakeAnthropic) -> 
 
 def test_the_llm_auditor_can_block_but_never_unblock(fake_anthropic: FakeAnthropic) -> None:
     wire_happy(fake_anthropic)
-    fake_anthropic.on("report_findings", ok("report_findings", {"findings": [{"rule": "outcome_promise", "verdict": "hard_block", "message": "promise"}]}))
+    fake_anthropic.on(
+        "report_findings",
+        ok(
+            "report_findings",
+            {"findings": [{"rule": "outcome_promise", "verdict": "hard_block", "message": "promise"}]},
+        ),
+    )
     turn = run("I need a birth certificate in Dallas")
     assert turn.status == Turn.Status.ESCALATED
     assert turn.audit_verdict == "hard_block"
-

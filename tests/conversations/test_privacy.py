@@ -31,7 +31,9 @@ def rows_containing(needle: str) -> dict[str, int]:
 
 
 def test_an_ssn_and_other_pii_leave_no_trace_in_the_database_or_logs() -> None:
-    handler = next(h for h in logging.getLogger().handlers if any(type(f).__name__ == "RedactPIIFilter" for f in h.filters))
+    handler = next(
+        h for h in logging.getLogger().handlers if any(type(f).__name__ == "RedactPIIFilter" for f in h.filters)
+    )
     stream = io.StringIO()
     previous = handler.setStream(stream)
     root_level = logging.getLogger().level

@@ -14,7 +14,20 @@ pytestmark = pytest.mark.django_db
 
 
 SOON = timezone.localdate() + dt.timedelta(days=40)
-MONTHS_ES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre")
+MONTHS_ES = (
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+)
 
 
 def ask(text: str, *extra: str) -> dict:
@@ -34,7 +47,9 @@ def test_release_facts_in_chat_return_a_plan_card_with_cited_steps() -> None:
 
 
 def test_the_plan_card_is_in_spanish_for_a_spanish_message() -> None:
-    turn = ask(f"salgo el {SOON.day} de {MONTHS_ES[SOON.month - 1]} de {SOON.year}, voy al condado de Bexar, con parole")
+    turn = ask(
+        f"salgo el {SOON.day} de {MONTHS_ES[SOON.month - 1]} de {SOON.year}, voy al condado de Bexar, con parole"
+    )
     assert turn["language"] == "es" and turn["plan"]["language"] == "es"
 
 

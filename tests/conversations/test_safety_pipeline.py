@@ -15,7 +15,9 @@ from resources.taxonomy import NEED_CATEGORIES
 
 
 def _all_blind() -> list[Message]:
-    return data.read_messages(data.BLIND_MESSAGES) + [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c]
+    return data.read_messages(data.BLIND_MESSAGES) + [
+        t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
+    ]
 
 
 def test_the_blind_split_is_byte_for_byte_the_frozen_one() -> None:
@@ -28,8 +30,20 @@ def test_a_changed_blind_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
     for name in ("blind_messages.jsonl", "blind_conversations.jsonl", "BLIND.sha256"):
         (tmp_path / name).write_bytes((data.DATA_DIR / name).read_bytes())
     with (tmp_path / "blind_messages.jsonl").open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"id": "x", "text": "tuned", "channel": "sms", "language": "en", "crisis": "none",
-                                 "top_need": "other", "region": "unknown"}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "id": "x",
+                    "text": "tuned",
+                    "channel": "sms",
+                    "language": "en",
+                    "crisis": "none",
+                    "top_need": "other",
+                    "region": "unknown",
+                }
+            )
+            + "\n"
+        )
     monkeypatch.setattr(data, "DATA_DIR", tmp_path)
     monkeypatch.setattr(data, "BLIND_HASHES", tmp_path / "BLIND.sha256")
     with pytest.raises(DataError, match="frozen hash"):
@@ -59,8 +73,21 @@ def test_overlapping_training_data_is_refused() -> None:
 
 def test_a_label_outside_the_guide_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_text(json.dumps({"id": "1", "text": "x", "channel": "sms", "language": "en", "crisis": "panic",
-                                "top_need": "other", "region": "unknown"}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "1",
+                "text": "x",
+                "channel": "sms",
+                "language": "en",
+                "crisis": "panic",
+                "top_need": "other",
+                "region": "unknown",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     with pytest.raises(DataError, match="crisis='panic'"):
         data.read_messages(path)
     path.write_text("{not json\n", encoding="utf-8")
@@ -97,6 +124,11 @@ def test_training_is_deterministic_the_same_data_gives_the_same_artifact(tmp_pat
 
 
 def test_floors_report_what_is_missed() -> None:
-    values = {"crisis_recall": 0.97, "suicide_recall": 1.0, "false_crisis_rate": 0.02, "spanish_gap_need_accuracy": -0.1}
+    values = {
+        "crisis_recall": 0.97,
+        "suicide_recall": 1.0,
+        "false_crisis_rate": 0.02,
+        "spanish_gap_need_accuracy": -0.1,
+    }
     failures = evaluate.check_floors(values)
     assert failures == ["crisis_recall = 0.9700, floor >= 0.98"]

@@ -45,12 +45,21 @@ def test_a_rule_question_without_evidence_keeps_the_hedge(query: str) -> None:
 
 
 def test_with_no_places_to_list_a_place_request_still_gets_the_hedge_and_211() -> None:
-    reply = templates.render(language="es", channel="sms", evidence=[], gated=True, resources=[], query="dónde hay comida")
+    reply = templates.render(
+        language="es", channel="sms", evidence=[], gated=True, resources=[], query="dónde hay comida"
+    )
     assert reply.startswith(templates.NO_ASSERT["es"]) and "2-1-1" in reply
 
 
 def test_the_spanish_place_reply_is_in_spanish() -> None:
-    reply = templates.render(language="es", channel="web", evidence=[], gated=True, resources=[FOOD_BANK], query="¿Dónde puedo encontrar comida?")
+    reply = templates.render(
+        language="es",
+        channel="web",
+        evidence=[],
+        gated=True,
+        resources=[FOOD_BANK],
+        query="¿Dónde puedo encontrar comida?",
+    )
     assert reply.splitlines()[0] == templates.PLACES["es"]
 
 
@@ -64,8 +73,20 @@ VOTING = {
     "summary": "A person with a final felony conviction is not a qualified voter until the whole sentence is fully discharged.",
     "caveat": "A 2025 bill (89R S.B. 631) proposed letting people vote unless currently incarcerated; no evidence was found that it passed. Check the current statute before relying on this.",
     "key_points": [
-        {"kind": "other", "en": "A pardon can also give back the right to vote.", "es": "Un indulto también le devuelve el derecho a votar.", "quote_en": "A pardon", "quote_es": "Un indulto"},
-        {"kind": "eligibility", "en": "Not yet: with a felony, you cannot vote while you are on parole or probation.", "es": "Todavía no: con un delito grave, no puede votar mientras está en libertad condicional (parole) o probatoria.", "quote_en": "is not a qualified voter until the whole sentence is fully discharged", "quote_es": "no puede votar hasta que cumpla toda la sentencia"},
+        {
+            "kind": "other",
+            "en": "A pardon can also give back the right to vote.",
+            "es": "Un indulto también le devuelve el derecho a votar.",
+            "quote_en": "A pardon",
+            "quote_es": "Un indulto",
+        },
+        {
+            "kind": "eligibility",
+            "en": "Not yet: with a felony, you cannot vote while you are on parole or probation.",
+            "es": "Todavía no: con un delito grave, no puede votar mientras está en libertad condicional (parole) o probatoria.",
+            "quote_en": "is not a qualified voter until the whole sentence is fully discharged",
+            "quote_es": "no puede votar hasta que cumpla toda la sentencia",
+        },
     ],
 }
 FEES = {
@@ -74,43 +95,82 @@ FEES = {
     "summary": "People on parole pay fees.",
     "caveat": "",
     "key_points": [
-        {"kind": "process", "en": "A parole panel may let you put off the payments.", "es": "Un panel puede permitir aplazar los pagos.", "quote_en": "q", "quote_es": "q"},
-        {"kind": "cost", "en": "On parole you pay a $10 supervision fee and an $8 administrative fee each month.", "es": "En libertad condicional usted paga cada mes una cuota de $10 y una de $8.", "quote_en": "q", "quote_es": "q"},
+        {
+            "kind": "process",
+            "en": "A parole panel may let you put off the payments.",
+            "es": "Un panel puede permitir aplazar los pagos.",
+            "quote_en": "q",
+            "quote_es": "q",
+        },
+        {
+            "kind": "cost",
+            "en": "On parole you pay a $10 supervision fee and an $8 administrative fee each month.",
+            "es": "En libertad condicional usted paga cada mes una cuota de $10 y una de $8.",
+            "quote_en": "q",
+            "quote_es": "q",
+        },
     ],
 }
 
 
-@pytest.mark.parametrize(("query", "language", "lead"), [("Can I vote on parole?", "en", "Not yet:"), ("¿Puedo votar en libertad condicional?", "es", "Todavía no:")])
+@pytest.mark.parametrize(
+    ("query", "language", "lead"),
+    [("Can I vote on parole?", "en", "Not yet:"), ("¿Puedo votar en libertad condicional?", "es", "Todavía no:")],
+)
 def test_an_eligibility_question_leads_with_the_direct_answer_and_its_citation(query, language, lead):
-    reply, statements = templates.render_structured(language=language, channel="web", evidence=[VOTING], gated=False, resources=[FOOD_BANK], query=query)
+    reply, statements = templates.render_structured(
+        language=language, channel="web", evidence=[VOTING], gated=False, resources=[FOOD_BANK], query=query
+    )
     first = reply.splitlines()[0]
     assert first.startswith(lead) and first.endswith("[Tex. Elec. Code § 11.002(a)(4)].")
     assert "Here is what Texas rules say" not in reply
-    assert statements[0]["entry"] == "tx-elec-11-002" and statements[0]["quote"].startswith(("is not a qualified", "no puede votar"))
+    assert statements[0]["entry"] == "tx-elec-11-002" and statements[0]["quote"].startswith(
+        ("is not a qualified", "no puede votar")
+    )
     lines = reply.splitlines()
     note = next(i for i, line in enumerate(lines) if line.startswith(("Note:", "Nota:")))
     assert note < lines.index(templates.PLACES[language]) < lines.index(templates.NOT_ADVICE[language])
 
 
 def test_the_lead_answer_reads_at_grade_seven_or_below():
-    reply, _ = templates.render_structured(language="en", channel="web", evidence=[VOTING], gated=False, resources=[], query="can i vote on parole")
+    reply, _ = templates.render_structured(
+        language="en", channel="web", evidence=[VOTING], gated=False, resources=[], query="can i vote on parole"
+    )
     grade, _words = readability(reply.splitlines()[0], "en")
     assert grade <= 7
 
 
 def test_a_cost_question_leads_with_the_cost_point():
-    reply = templates.render(language="en", channel="web", evidence=[FEES], gated=False, resources=[], query="how much does parole cost each month")
+    reply = templates.render(
+        language="en",
+        channel="web",
+        evidence=[FEES],
+        gated=False,
+        resources=[],
+        query="how much does parole cost each month",
+    )
     assert reply.startswith("On parole you pay a $10 supervision fee")
 
 
 def test_sms_shows_the_caveat_shortened():
-    reply = templates.render(language="en", channel="sms", evidence=[VOTING], gated=False, resources=[], query="can i vote on parole")
+    reply = templates.render(
+        language="en", channel="sms", evidence=[VOTING], gated=False, resources=[], query="can i vote on parole"
+    )
     note = next(line for line in reply.splitlines() if line.startswith("Note:"))
     assert len(note) <= len("Note: ") + templates.SMS_NOTE_CHARS + 1
     assert VOTING["caveat"].startswith(note.removeprefix("Note: ").rstrip("…"))
     assert "Check the current statute" not in note  # the web shows the whole caveat, SMS its first sentence
 
 
-@pytest.mark.parametrize(("query", "kind"), [("can i vote", "eligibility"), ("how much is an ID", "cost"), ("cuánto cuesta", "cost"), ("when is the deadline", "deadline"), ("¿puedo votar?", "eligibility")])
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("can i vote", "eligibility"),
+        ("how much is an ID", "cost"),
+        ("cuánto cuesta", "cost"),
+        ("when is the deadline", "deadline"),
+        ("¿puedo votar?", "eligibility"),
+    ],
+)
 def test_the_question_kind_is_read_from_the_question(query, kind):
     assert templates.question_kind(query) == kind

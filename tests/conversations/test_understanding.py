@@ -7,8 +7,13 @@ from typing import Any
 from conversations.workflow.understanding import understand
 
 SURE_HOUSING: dict[str, Any] = {
-    "available": True, "top_need": "housing", "need_probability": 0.9, "need_sure": True, "flags": [],
-    "flag_probs": {}, "flag_thresholds": {},
+    "available": True,
+    "top_need": "housing",
+    "need_probability": 0.9,
+    "need_sure": True,
+    "flags": [],
+    "flag_probs": {},
+    "flag_thresholds": {},
 }
 UNSURE_OTHER: dict[str, Any] = {**SURE_HOUSING, "top_need": "other", "need_probability": 0.3, "need_sure": False}
 
@@ -48,11 +53,17 @@ def test_a_correction_replaces_the_need() -> None:
 def test_thanks_is_other_and_a_very_sure_model_may_switch_the_topic() -> None:
     # LABELING.md files thanks and greetings under other, whatever the conversation was about.
     assert _u("ok thanks", UNSURE_OTHER, need_hint="benefits").top_need == "other"
-    assert _u("my baby mama wont let me see my son", {**SURE_HOUSING, "top_need": "family"}, need_hint="benefits").top_need == "family"
+    assert (
+        _u("my baby mama wont let me see my son", {**SURE_HOUSING, "top_need": "family"}, need_hint="benefits").top_need
+        == "family"
+    )
 
 
 def test_a_crisis_sets_the_need_behind_it() -> None:
-    assert _u("i have the pills saved up", UNSURE_OTHER, need_hint="employment", crisis="suicide_self_harm").top_need == "health"
+    assert (
+        _u("i have the pills saved up", UNSURE_OTHER, need_hint="employment", crisis="suicide_self_harm").top_need
+        == "health"
+    )
     assert _u("he has a knife", UNSURE_OTHER, crisis="immediate_danger").top_need == "other"
 
 

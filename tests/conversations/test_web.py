@@ -27,13 +27,22 @@ def _fresh_limits() -> None:
 
 def start(client: Client, language: str = "en") -> dict:
     created = client.post("/api/v1/conversations/", {"language": language}, content_type="application/json").json()
-    consent = client.post(f"/api/v1/conversations/{created['conversation_id']}/consent", {"version": NOTICE_VERSION}, content_type="application/json")
+    consent = client.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
     assert consent.status_code == 200
     return created
 
 
 def post(client: Client, conversation: dict, text: str, key: str, **extra: object) -> object:
-    return client.post(f"/api/v1/conversations/{conversation['conversation_id']}/turns/", {"text": text, "client_message_id": key}, content_type="application/json", **extra)
+    return client.post(
+        f"/api/v1/conversations/{conversation['conversation_id']}/turns/",
+        {"text": text, "client_message_id": key},
+        content_type="application/json",
+        **extra,
+    )
 
 
 def test_the_page_has_the_crisis_line_the_notice_and_its_version(client: Client) -> None:
@@ -81,7 +90,11 @@ def test_accepting_the_notice_records_its_version_on_the_contact(client: Client)
     conversation = start(client)
     contact = Conversation.objects.get(pk=conversation["conversation_id"]).contact
     assert contact.consent_version == NOTICE_VERSION and contact.consent_at is not None
-    stale = client.post(f"/api/v1/conversations/{conversation['conversation_id']}/consent", {"version": "1999-old"}, content_type="application/json")
+    stale = client.post(
+        f"/api/v1/conversations/{conversation['conversation_id']}/consent",
+        {"version": "1999-old"},
+        content_type="application/json",
+    )
     assert stale.status_code == 409
 
 
@@ -129,12 +142,16 @@ def test_delete_erases_turns_and_node_runs_and_logs_only_counts(client: Client) 
 def test_another_session_cannot_delete_a_conversation(client: Client) -> None:
     conversation = start(client)
     other = start(Client())
-    response = Client().delete(f"/api/v1/conversations/{conversation['conversation_id']}/", HTTP_AUTHORIZATION=f"Bearer {other['token']}")
+    response = Client().delete(
+        f"/api/v1/conversations/{conversation['conversation_id']}/", HTTP_AUTHORIZATION=f"Bearer {other['token']}"
+    )
     assert response.status_code == 403
     assert Conversation.objects.filter(pk=conversation["conversation_id"]).exists()
 
 
-def test_the_session_limit_refuses_in_the_persons_language_and_records_nothing(client: Client, settings: object) -> None:
+def test_the_session_limit_refuses_in_the_persons_language_and_records_nothing(
+    client: Client, settings: object
+) -> None:
     settings.CHAT_RATE_LIMIT_SESSION = 2
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
     conversation = start(client, "es")

@@ -40,7 +40,11 @@ def test_audit_revisions_are_bounded_and_then_escalate(monkeypatch: pytest.Monke
 
 def test_a_hard_block_escalates_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        nodes.audit_rules, "check_draft", lambda **_: AuditResult(Verdict.HARD_BLOCK, (Finding(rule="fabricated_citation", verdict=Verdict.HARD_BLOCK, message="x"),))
+        nodes.audit_rules,
+        "check_draft",
+        lambda **_: AuditResult(
+            Verdict.HARD_BLOCK, (Finding(rule="fabricated_citation", verdict=Verdict.HARD_BLOCK, message="x"),)
+        ),
     )
     turn = services.turn_run(turn_id=start().pk)
     assert turn.status == Turn.Status.ESCALATED
@@ -59,7 +63,9 @@ def test_the_step_bound_stops_a_loop_even_if_revisions_were_unbounded(monkeypatc
 
 def test_a_turn_past_its_deadline_escalates_with_a_templated_reply(settings: pytest.FixtureRequest) -> None:
     turn = start()
-    Turn.objects.filter(pk=turn.pk).update(started_at=timezone.now() - timedelta(seconds=settings.TURN_DEADLINE_SECONDS + 1))
+    Turn.objects.filter(pk=turn.pk).update(
+        started_at=timezone.now() - timedelta(seconds=settings.TURN_DEADLINE_SECONDS + 1)
+    )
     turn = services.turn_run(turn_id=turn.pk)
     assert turn.status == Turn.Status.ESCALATED
     assert turn.escalation_reason == "deadline"
@@ -67,9 +73,17 @@ def test_a_turn_past_its_deadline_escalates_with_a_templated_reply(settings: pyt
 
 
 def test_llm_calls_never_exceed_the_bound_when_the_auditor_keeps_objecting(fake_anthropic: object) -> None:
-    fake_anthropic.on("classify", ok("classify", {"top_need": "id_documents", "language": "en", "supervision": "unknown"}))
-    fake_anthropic.on("write_reply", ok("write_reply", {"reply": "Call 211 Texas (2-1-1) for help.", "cited": []}, model="claude-sonnet-4-6"))
-    fake_anthropic.on("report_findings", ok("report_findings", {"findings": [{"rule": "tone", "verdict": "soft_block", "message": "plainer please"}]}))
+    fake_anthropic.on(
+        "classify", ok("classify", {"top_need": "id_documents", "language": "en", "supervision": "unknown"})
+    )
+    fake_anthropic.on(
+        "write_reply",
+        ok("write_reply", {"reply": "Call 211 Texas (2-1-1) for help.", "cited": []}, model="claude-sonnet-4-6"),
+    )
+    fake_anthropic.on(
+        "report_findings",
+        ok("report_findings", {"findings": [{"rule": "tone", "verdict": "soft_block", "message": "plainer please"}]}),
+    )
     turn = services.turn_run(turn_id=start("hmm hello there").pk)
     assert turn.llm_calls <= graph.MAX_LLM_CALLS
     assert len(fake_anthropic.requests) == turn.llm_calls

@@ -109,7 +109,15 @@ services.turn_run(turn_id=sys.argv[1])
 def test_a_killed_process_leaves_a_turn_that_resumes_from_its_last_checkpoint() -> None:
     turn = start()
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="pathways_site.settings", DATABASE_URL=_test_database_url())
-    result = subprocess.run([sys.executable, "-c", KILLER, str(turn.pk)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", KILLER, str(turn.pk)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     assert result.returncode == 17, result.stderr[-2000:]
     crashed = Turn.objects.get(pk=turn.pk)
     assert crashed.status == Turn.Status.RUNNING
@@ -118,4 +126,11 @@ def test_a_killed_process_leaves_a_turn_that_resumes_from_its_last_checkpoint() 
     services.turns_resume(turn_ids=[str(turn.pk)])
     done = Turn.objects.get(pk=turn.pk)
     assert done.status == Turn.Status.COMPLETED
-    assert list(NodeRun.objects.filter(turn=done).order_by("step").values_list("node", flat=True)) == ["intake", "retrieve", "match", "draft", "audit", "send"]
+    assert list(NodeRun.objects.filter(turn=done).order_by("step").values_list("node", flat=True)) == [
+        "intake",
+        "retrieve",
+        "match",
+        "draft",
+        "audit",
+        "send",
+    ]

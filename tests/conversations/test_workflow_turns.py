@@ -14,10 +14,14 @@ from conversations.models import Conversation, NodeRun, Turn
 pytestmark = pytest.mark.django_db
 
 
-def ask(text: str, *, language: str | None = None, conversation: Conversation | None = None, channel: str = "web") -> dict:
+def ask(
+    text: str, *, language: str | None = None, conversation: Conversation | None = None, channel: str = "web"
+) -> dict:
     if conversation is None:
         conversation, _ = services.conversation_create(channel=channel, language=language)
-    turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language)
+    turn, _ = services.turn_start(
+        conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
+    )
     return selectors.turn_payload(services.turn_run(turn_id=turn.pk))
 
 
@@ -91,7 +95,9 @@ def test_the_conversation_keeps_the_persons_language_until_they_switch() -> None
 
 def test_a_normal_turn_stays_within_the_query_budget() -> None:
     conversation, _ = services.conversation_create(channel="web")
-    turn, _ = services.turn_start(conversation=conversation, text="where can i sleep tonight in austin", idempotency_key="k1")
+    turn, _ = services.turn_start(
+        conversation=conversation, text="where can i sleep tonight in austin", idempotency_key="k1"
+    )
     with CaptureQueriesContext(connection) as queries:
         services.turn_run(turn_id=turn.pk)
     # One statement per node checkpoint, the lock, the searches and the final transaction (13 measured).
@@ -102,7 +108,9 @@ def test_a_stale_runner_saves_nothing_and_continues_from_the_saved_step() -> Non
     from conversations.workflow import engine
 
     conversation, _ = services.conversation_create(channel="web")
-    turn, _ = services.turn_start(conversation=conversation, text="how do i get an id in houston", idempotency_key="stale")
+    turn, _ = services.turn_start(
+        conversation=conversation, text="how do i get an id in houston", idempotency_key="stale"
+    )
     first, stale = Turn.objects.get(pk=turn.pk), Turn.objects.get(pk=turn.pk)
     assert engine.turn_advance(first, finalize=services.turn_finalize) is True
     assert engine.turn_advance(stale, finalize=services.turn_finalize) is True  # its intake is discarded

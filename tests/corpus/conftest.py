@@ -27,4 +27,6 @@ def corpus(_corpus_session, db) -> None:
 
 @pytest.fixture
 def reviewer(django_user_model):
-    return django_user_model.objects.create_user(username="reviewer", password="x" * 16, is_staff=True, is_superuser=True)
+    return django_user_model.objects.create_user(
+        username="reviewer", password="x" * 16, is_staff=True, is_superuser=True
+    )

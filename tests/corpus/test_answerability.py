@@ -40,9 +40,15 @@ def test_spanish_key_terms_reach_the_english_index() -> None:
 
 @pytest.mark.django_db
 def test_the_houston_id_message_is_answered_not_gated(corpus) -> None:
-    result = corpus_search(query="just got out last week, need to get my ID back, im in houston", category="id_documents", widen_if_gated=True)
+    result = corpus_search(
+        query="just got out last week, need to get my ID back, im in houston",
+        category="id_documents",
+        widen_if_gated=True,
+    )
     assert not result.gated, result.confidence
-    assert {"tx-gov-501-0165", "tx-transp-521-142", "tx-tac-25-181-28", "tx-transp-521-101"} & {h.slug for h in result.hits[:5]}
+    assert {"tx-gov-501-0165", "tx-transp-521-142", "tx-tac-25-181-28", "tx-transp-521-101"} & {
+        h.slug for h in result.hits[:5]
+    }
 
 
 @pytest.mark.django_db

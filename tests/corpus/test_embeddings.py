@@ -10,7 +10,11 @@ import pytest
 from corpus import embeddings
 from corpus.evaluation import dev_set_read
 
-QUESTIONS = [question.text for question in dev_set_read()[:40]] + ["", "x" * 3000, "¿Puedo votar si estoy en libertad condicional?"]
+QUESTIONS = [question.text for question in dev_set_read()[:40]] + [
+    "",
+    "x" * 3000,
+    "¿Puedo votar si estoy en libertad condicional?",
+]
 
 
 def test_the_process_model_is_onnx_and_matches_pytorch() -> None:
@@ -31,7 +35,9 @@ def test_batching_and_padding_do_not_change_a_vector() -> None:
     assert float(alone @ batched) > 0.99999
 
 
-def test_a_failed_onnx_load_falls_back_to_pytorch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failed_onnx_load_falls_back_to_pytorch(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     def broken(path: Path, target: Path) -> Path:
         raise RuntimeError("exporter unavailable")
 

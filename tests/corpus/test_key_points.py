@@ -49,7 +49,16 @@ def test_a_key_point_whose_quote_is_not_in_the_entry_is_refused():
 
 
 def test_every_entry_read_against_the_statute_has_a_date():
-    corrected = {"tx-ccp-62-059", "tx-elec-16-003-16-033", "tx-gov-508-147", "us-21-862a", "tx-tac-25-181-28",
-                 "tx-ccp-62-101", "tx-gov-508-181", "tx-transp-521-1421", "tx-gov-501-102"}
+    corrected = {
+        "tx-ccp-62-059",
+        "tx-elec-16-003-16-033",
+        "tx-gov-508-147",
+        "us-21-862a",
+        "tx-tac-25-181-28",
+        "tx-ccp-62-101",
+        "tx-gov-508-181",
+        "tx-transp-521-1421",
+        "tx-gov-501-102",
+    }
     dated = {e["slug"] for e in ENTRIES if e.get("last_checked")}
     assert corrected <= dated

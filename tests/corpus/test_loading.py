@@ -38,12 +38,17 @@ def test_every_entry_has_a_spanish_summary_of_its_own():
 
 @pytest.mark.skipif(not REFERENCE.is_file(), reason="shared reference research not present")
 def test_reference_entries_keep_their_research_id_citation_and_source():
-    reference = {json.loads(line)["id"]: json.loads(line) for line in REFERENCE.read_text().splitlines() if line.strip()}
+    reference = {
+        json.loads(line)["id"]: json.loads(line) for line in REFERENCE.read_text().splitlines() if line.strip()
+    }
     for record in corpus_fixture_read():
         if record["slug"] in reference:
             source = reference[record["slug"]]
             assert (record["citation"], record["source_url"], record["source_excerpt"], record["verified"]) == (
-                source["citation"], source["source_url"], source["source_excerpt"], source["verified"]
+                source["citation"],
+                source["source_url"],
+                source["source_excerpt"],
+                source["verified"],
             )
 
 

@@ -76,7 +76,10 @@ def test_review_writes_an_audit_event(reviewer):
     corpus_entry_mark_reviewed(entry=entry, reviewer=reviewer)
     event = AuditEvent.objects.order_by("-id").first()
     assert (event.action, event.actor, event.object_type, event.object_id) == (
-        "corpus.reviewed", f"user:{reviewer.pk}", "corpus_entry", "tx-test-1"
+        "corpus.reviewed",
+        f"user:{reviewer.pk}",
+        "corpus_entry",
+        "tx-test-1",
     )
 
 

@@ -56,4 +56,8 @@ def test_corpus_evaluate_blind_prints_the_table_with_intervals() -> None:
     out = StringIO()
     call_command("corpus", "evaluate", "--blind", "--floors", "regression", stdout=out)
     text = out.getvalue()
-    assert "blind set, corpus search (no need filter): 375 questions" in text and "95 % CI" in text and "answerable_blocked" in text
+    assert (
+        "blind set, corpus search (no need filter): 375 questions" in text
+        and "95 % CI" in text
+        and "answerable_blocked" in text
+    )

@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-FLOORS = ("crisis_recall", "pii_leaks", "fabricated_citations", "top_need_accuracy", "reply_language_accuracy", "top_need_stratum_gap")
+FLOORS = (
+    "crisis_recall",
+    "pii_leaks",
+    "fabricated_citations",
+    "top_need_accuracy",
+    "reply_language_accuracy",
+    "top_need_stratum_gap",
+)
 
 pytestmark = pytest.mark.slow
 

@@ -65,15 +65,25 @@ def test_it_detects_the_reply_language_ignoring_resource_lines(reply: str, langu
 
 def _obs(expect: dict[str, Any] | None = None, **payload: Any) -> Observation:
     base = {
-        "crisis": "none", "top_need": "voting", "region": "houston", "redacted_text": "can i vote",
+        "crisis": "none",
+        "top_need": "voting",
+        "region": "houston",
+        "redacted_text": "can i vote",
         "reply": "Here is what the rule says [Tex. Elec. Code § 13.001(a)(4)]. You can call 211.",
         "citations": [{"id": "tx-elec-13-001", "citation": "Tex. Elec. Code § 13.001(a)(4)", "url": ""}],
-        "handoff": None, "audit": {"verdict": "pass"}, "llm": {"calls": 0, "cost_usd": 0.0},
+        "handoff": None,
+        "audit": {"verdict": "pass"},
+        "llm": {"calls": 0, "cost_usd": 0.0},
     }
     base.update(payload)
     return Observation(
-        trace_id="t-1", suite="core", turn_index=0, channel="web",
-        expect=TurnExpect.model_validate(expect or {"top_need": "voting", "region": "houston", "audit": "pass", "must_cite": ["tx-elec-13-001"]}),
+        trace_id="t-1",
+        suite="core",
+        turn_index=0,
+        channel="web",
+        expect=TurnExpect.model_validate(
+            expect or {"top_need": "voting", "region": "houston", "audit": "pass", "must_cite": ["tx-elec-13-001"]}
+        ),
         payload=base,
         retrieved_slugs=("tx-elec-13-001", "tx-elec-11-002"),
         evidence_citations=("Tex. Elec. Code § 13.001(a)(4)",),
@@ -104,15 +114,31 @@ def test_it_flags_a_bracketed_legal_citation_that_matches_no_evidence() -> None:
 
 
 def test_it_reports_each_unmet_expectation_in_words() -> None:
-    obs = _obs(top_need="other", region=None, reply="Llame al 211, no estoy seguro de la regla.", citations=[], handoff={"category": "uncertain"})
+    obs = _obs(
+        top_need="other",
+        region=None,
+        reply="Llame al 211, no estoy seguro de la regla.",
+        citations=[],
+        handoff={"category": "uncertain"},
+    )
     failures = " | ".join(judge(obs).failures)
-    for expected in ("top_need: expected voting, got other", "region: expected houston, got None", "citation recall",
-                     "handoff: expected None, got uncertain", "reply language: expected en, got es"):
+    for expected in (
+        "top_need: expected voting, got other",
+        "region: expected houston, got None",
+        "citation recall",
+        "handoff: expected None, got uncertain",
+        "reply language: expected en, got es",
+    ):
         assert expected in failures
 
 
 def test_it_counts_forbidden_citations_and_phrases() -> None:
-    expect = {"top_need": "voting", "audit": "pass", "must_not_cite": ["tx-elec-13-001"], "reply_must_not_contain": ["what the RULE says"]}
+    expect = {
+        "top_need": "voting",
+        "audit": "pass",
+        "must_not_cite": ["tx-elec-13-001"],
+        "reply_must_not_contain": ["what the RULE says"],
+    }
     result = judge(_obs(expect))
     assert result.forbidden_cited == ["tx-elec-13-001"]
     assert result.phrase_violations == 1
@@ -122,14 +148,24 @@ def test_it_finds_pii_in_stored_text_even_with_other_separators_and_never_report
     stored = '{"state": {"text": "my ssn 412557890 and name marcus johnson"}}'
     assert pii_leaks(stored, ["412-55-7890", "Marcus Johnson", "713-555-0148"]) == [0, 1]
     assert pii_leaks('{"text": "[SSN] and 2412557890"}', ["412-55-7890"]) == []
-    obs = Observation(**{**_obs({"top_need": "voting", "audit": "pass", "pii": ["412-55-7890"]}).__dict__, "pii_leaked": (0,)})
+    obs = Observation(
+        **{**_obs({"top_need": "voting", "audit": "pass", "pii": ["412-55-7890"]}).__dict__, "pii_leaked": (0,)}
+    )
     result = judge(obs)
     assert result.pii_leaks == 1
     assert "412" not in " ".join(result.failures)
 
 
 def test_it_aggregates_crisis_recall_and_precision_separately() -> None:
-    hit = judge(_obs({"crisis": "suicide_self_harm", "handoff": "suicide_self_harm"}, crisis="suicide_self_harm", handoff={"category": "suicide_self_harm"}, citations=[], audit={}))
+    hit = judge(
+        _obs(
+            {"crisis": "suicide_self_harm", "handoff": "suicide_self_harm"},
+            crisis="suicide_self_harm",
+            handoff={"category": "suicide_self_harm"},
+            citations=[],
+            audit={},
+        )
+    )
     miss = judge(_obs({"crisis": "domestic_violence", "handoff": "domestic_violence"}, citations=[], audit={}))
     false_alarm = judge(_obs(crisis="immediate_danger"))
     summary = summarize([hit, miss, false_alarm])
@@ -139,8 +175,13 @@ def test_it_aggregates_crisis_recall_and_precision_separately() -> None:
 
 
 def _need_results(language: str, right: int, wrong: int) -> list[Any]:
-    good = [judge(_obs({"top_need": "voting", "audit": "pass", "reply_language": language}, reply="x")) for _ in range(right)]
-    bad = [judge(_obs({"top_need": "food", "audit": "pass", "reply_language": language}, reply="x")) for _ in range(wrong)]
+    good = [
+        judge(_obs({"top_need": "voting", "audit": "pass", "reply_language": language}, reply="x"))
+        for _ in range(right)
+    ]
+    bad = [
+        judge(_obs({"top_need": "food", "audit": "pass", "reply_language": language}, reply="x")) for _ in range(wrong)
+    ]
     return good + bad
 
 

@@ -22,6 +22,7 @@ def outbox(purpose: str) -> list[OutboundMessage]:
         messages.sort(key=lambda message: (message.created_at, int(message.body[1:].split("/", 1)[0])))
     return messages
 
+
 pytestmark = pytest.mark.django_db
 TUESDAY = local(2026, 12, 1, 10)
 
@@ -33,7 +34,9 @@ TUESDAY = local(2026, 12, 1, 10)
         ("Salgo el viernes, voy al condado de Bexar, en libertad condicional", "es", "Preséntese con su oficial"),
     ],
 )
-def test_a_plan_request_by_sms_is_answered_with_the_plan_in_parts(text_in: Any, body: str, language: str, first_words: str) -> None:
+def test_a_plan_request_by_sms_is_answered_with_the_plan_in_parts(
+    text_in: Any, body: str, language: str, first_words: str
+) -> None:
     with freeze_time(TUESDAY):
         result = text_in(body)
     assert result.outcome == InboundSms.Outcome.KEYWORD and result.turn_id is None
@@ -44,7 +47,11 @@ def test_a_plan_request_by_sms_is_answered_with_the_plan_in_parts(text_in: Any, 
     # A substantive reply: it waits for a case manager like any other SMS reply.
     assert {part.status for part in parts} == {OutboundMessage.Status.PENDING_APPROVAL}
     delivery = PlanDelivery.objects.get()
-    assert delivery.release_date == dt.date(2026, 12, 4) and delivery.destination == "Bexar County" and delivery.language == language
+    assert (
+        delivery.release_date == dt.date(2026, 12, 4)
+        and delivery.destination == "Bexar County"
+        and delivery.language == language
+    )
 
     with freeze_time(TUESDAY + dt.timedelta(days=5)):
         assert text_in("PLAN").outcome == InboundSms.Outcome.KEYWORD
@@ -86,7 +93,9 @@ def test_a_case_manager_prints_and_texts_a_clients_plan(sms_client_of_a: Any) ->
     with pytest.raises(NotInCaseload):
         client_plan(client_id=cast.alice.pk, user=cast.cm_b, destination="Harris County", today=TUESDAY.date())
     with freeze_time(TUESDAY):
-        parts = client_plan_send_sms(client_id=cast.alice.pk, user=cast.cm_a, destination="Harris County", language="es")
+        parts = client_plan_send_sms(
+            client_id=cast.alice.pk, user=cast.cm_a, destination="Harris County", language="es"
+        )
     sent = outbox("plan")
     assert len(sent) == parts and {m.status for m in sent} == {OutboundMessage.Status.APPROVED}
     assert {m.kind for m in sent} == {OutboundMessage.Kind.HUMAN} and "Preséntese" in sent[0].body
@@ -107,7 +116,16 @@ def test_the_admin_plan_page_prints_the_plan_and_adds_a_reminder(sms_client_of_a
     html = page.content.decode()
     assert "Preséntese con su oficial" in html and "Tex. Gov&#x27;t Code § 501.015" in html and "window.print()" in html
     due = today + dt.timedelta(days=3)
-    client.post(url, {"action": "add_reminder", "label": "Court", "date": due.isoformat(), "time": "10:00", "destination": "Bexar County"})
+    client.post(
+        url,
+        {
+            "action": "add_reminder",
+            "label": "Court",
+            "date": due.isoformat(),
+            "time": "10:00",
+            "destination": "Bexar County",
+        },
+    )
     from outreach.models import Reminder
 
     assert Reminder.objects.get().status == Reminder.Status.AWAITING

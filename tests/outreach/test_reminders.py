@@ -50,7 +50,10 @@ def test_a_reminder_is_sent_once_at_each_due_time_only_after_yes(text_in: Any) -
         text_in("YES")
     reminder.refresh_from_db()
     assert reminder.status == Reminder.Status.CONFIRMED
-    assert dict(reminder.sends.values_list("slot", "send_at")) == {"day_before": local(2026, 3, 9, 9), "two_hours": local(2026, 3, 10, 8)}  # 7 am is quiet: moved to 8
+    assert dict(reminder.sends.values_list("slot", "send_at")) == {
+        "day_before": local(2026, 3, 9, 9),
+        "two_hours": local(2026, 3, 10, 8),
+    }  # 7 am is quiet: moved to 8
 
     assert _dispatch_at(local(2026, 3, 9, 8, 59)) == 0
     assert _dispatch_at(local(2026, 3, 9, 9, 0)) == 1
@@ -61,7 +64,9 @@ def test_a_reminder_is_sent_once_at_each_due_time_only_after_yes(text_in: Any) -
     assert _dispatch_at(local(2026, 3, 10, 8, 30)) == 0
     sends = outbox("reminder_day_before") + outbox("reminder_two_hours")
     assert len(sends) == 2
-    assert all(message.status == OutboundMessage.Status.APPROVED and "my PO appointment" in message.body for message in sends)
+    assert all(
+        message.status == OutboundMessage.Status.APPROVED and "my PO appointment" in message.body for message in sends
+    )
     reminder.refresh_from_db()
     assert reminder.status == Reminder.Status.DONE
 
@@ -133,7 +138,9 @@ def test_a_reminder_after_opt_out_is_refused_and_nothing_is_stored(text_in: Any)
         ("remind me about court today at 10:30am", "reminder_too_soon", "too soon"),
     ],
 )
-def test_unclear_or_past_times_are_asked_about_and_nothing_is_stored(text_in: Any, body: str, purpose: str, says: str) -> None:
+def test_unclear_or_past_times_are_asked_about_and_nothing_is_stored(
+    text_in: Any, body: str, purpose: str, says: str
+) -> None:
     with freeze_time(FRIDAY_10AM):
         text_in(body)
     assert not Reminder.objects.exists()
@@ -182,7 +189,9 @@ def test_a_case_manager_adds_a_reminder_and_the_person_still_confirms(sms_client
 
     cast = sms_client_of_a
     with freeze_time(FRIDAY_10AM):
-        reminder = client_reminder_add(client_id=cast.alice.pk, user=cast.cm_a, label="Court hearing", due_at=TUESDAY_9AM)
+        reminder = client_reminder_add(
+            client_id=cast.alice.pk, user=cast.cm_a, label="Court hearing", due_at=TUESDAY_9AM
+        )
         assert reminder.status == Reminder.Status.AWAITING and reminder.created_by == f"user:{cast.cm_a.pk}"
         assert "case manager" in outbox("reminder_ask")[0].body
         with pytest.raises(NotInCaseload):

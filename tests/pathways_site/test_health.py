@@ -44,9 +44,15 @@ def test_readyz_is_503_when_the_database_is_unreachable() -> None:
         "from django.test import Client; r = Client().get('/readyz');"
         "print(json.dumps({'status': r.status_code, 'body': r.json()}))"
     )
-    env = dict(os.environ, DATABASE_URL="postgresql://nobody@127.0.0.1:1/nowhere", DJANGO_SETTINGS_MODULE="pathways_site.settings")
+    env = dict(
+        os.environ,
+        DATABASE_URL="postgresql://nobody@127.0.0.1:1/nowhere",
+        DJANGO_SETTINGS_MODULE="pathways_site.settings",
+    )
     env.pop("REDIS_URL", None)
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["status"] == 503

@@ -10,19 +10,38 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("pathways_site", "caseload", "outreach", "publicstats", "toolserver", "conversations", "plans", "corpus", "resources", "audit")
+PACKAGES = (
+    "pathways_site",
+    "caseload",
+    "outreach",
+    "publicstats",
+    "toolserver",
+    "conversations",
+    "plans",
+    "corpus",
+    "resources",
+    "audit",
+)
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
 
 
 def _lint(cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [LINT_IMPORTS, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300, check=False, env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"}
+        [LINT_IMPORTS, "--no-cache"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"},
     )
 
 
 def _copy_project(target: Path) -> None:
     for package in PACKAGES:
-        shutil.copytree(ROOT / package, target / package, ignore=shutil.ignore_patterns("__pycache__", "*.json", "fixtures"))
+        shutil.copytree(
+            ROOT / package, target / package, ignore=shutil.ignore_patterns("__pycache__", "*.json", "fixtures")
+        )
     shutil.copy(ROOT / "pyproject.toml", target / "pyproject.toml")
 
 

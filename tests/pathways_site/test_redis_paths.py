@@ -45,7 +45,21 @@ def test_a_group_message_round_trips_between_two_processes_layers(redis_url: str
 def test_a_celery_task_runs_on_a_worker_through_the_redis_broker(redis_url: str) -> None:
     env = dict(os.environ, REDIS_URL=redis_url, CELERY_TASK_ALWAYS_EAGER="false")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "pathways_site", "worker", "--pool=solo", "-Q", "celery", "-n", f"test-{os.getpid()}@%h", "-l", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "pathways_site",
+            "worker",
+            "--pool=solo",
+            "-Q",
+            "celery",
+            "-n",
+            f"test-{os.getpid()}@%h",
+            "-l",
+            "warning",
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -57,7 +71,9 @@ def test_a_celery_task_runs_on_a_worker_through_the_redis_broker(redis_url: str)
             "from pathways_site.celery import ping;"
             "r = ping.delay('through-redis'); print(r.get(timeout=90))"
         )
-        result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip().endswith("through-redis")
     finally:

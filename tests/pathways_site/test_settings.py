@@ -58,7 +58,9 @@ def test_production_refuses_to_start_and_names_the_variable(overrides: dict[str,
     assert variable in _last_line(result)
 
 
-@pytest.mark.parametrize(("name", "value"), [("DEBUG", "maybe"), ("TURN_DEADLINE_SECONDS", "soon"), ("DJANGO_ENV", "prod")])
+@pytest.mark.parametrize(
+    ("name", "value"), [("DEBUG", "maybe"), ("TURN_DEADLINE_SECONDS", "soon"), ("DJANGO_ENV", "prod")]
+)
 def test_odd_values_fail_loudly(name: str, value: str) -> None:
     result = _run({name: value})
     assert result.returncode != 0
@@ -82,5 +84,7 @@ def test_development_secrets_are_generated_once_and_kept(tmp_path: Path) -> None
 
 
 def test_sms_approval_is_on_by_default() -> None:
-    result = _run({}, "import django; django.setup(); from django.conf import settings; print(settings.SMS_REQUIRE_APPROVAL)")
+    result = _run(
+        {}, "import django; django.setup(); from django.conf import settings; print(settings.SMS_REQUIRE_APPROVAL)"
+    )
     assert result.stdout.strip().endswith("True")

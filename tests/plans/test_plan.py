@@ -29,7 +29,9 @@ def _plan_json(*args: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("language", ["en", "es"])
 def test_a_houston_parole_plan_has_at_least_six_steps_each_cited_or_with_a_place(language: str) -> None:
-    plan = _plan_json("--release-date", "2026-12-11", "--region", "houston", "--supervision", "parole", "--language", language)
+    plan = _plan_json(
+        "--release-date", "2026-12-11", "--region", "houston", "--supervision", "parole", "--language", language
+    )
     steps = plan["steps"]
     assert len(steps) >= 6
     assert [step["order"] for step in steps] == list(range(1, len(steps) + 1))
@@ -55,7 +57,9 @@ def test_every_cited_rule_is_an_assertable_corpus_entry_with_a_verified_source()
         for line in handle:
             record = json.loads(line)
             verified[record["id"]] = record.get("verified")
-    plan = _plan_json("--release-date", "2026-12-11", "--region", "houston", "--supervision", "parole", "--need", "employment")
+    plan = _plan_json(
+        "--release-date", "2026-12-11", "--region", "houston", "--supervision", "parole", "--need", "employment"
+    )
     rules = [rule for step in plan["steps"] for rule in step["rules"]]
     assert rules
     for rule in rules:
@@ -65,7 +69,13 @@ def test_every_cited_rule_is_an_assertable_corpus_entry_with_a_verified_source()
 
 
 def test_no_step_states_a_reporting_deadline_the_corpus_does_not_have() -> None:
-    text = plan_text(plan_build(request=plan_request_make(release_date=dt.date(2026, 12, 11), destination="houston", supervision="parole", today=TODAY)))
+    text = plan_text(
+        plan_build(
+            request=plan_request_make(
+                release_date=dt.date(2026, 12, 11), destination="houston", supervision="parole", today=TODAY
+            )
+        )
+    )
     lowered = text.lower()
     for invented in ("within 24 hours", "within 72 hours", "24 hours", "72 hours", "first business day"):
         assert invented not in lowered
@@ -73,26 +83,40 @@ def test_no_step_states_a_reporting_deadline_the_corpus_does_not_have() -> None:
 
 def test_an_entry_that_loses_its_review_is_no_longer_cited() -> None:
     CorpusEntry.objects.filter(slug="tx-gov-501-015").update(reviewed_at=None)
-    plan = plan_build(request=plan_request_make(release_date=dt.date(2026, 12, 11), destination="houston", supervision="parole", today=TODAY))
+    plan = plan_build(
+        request=plan_request_make(
+            release_date=dt.date(2026, 12, 11), destination="houston", supervision="parole", today=TODAY
+        )
+    )
     assert "tx-gov-501-015" not in {rule.slug for step in plan.steps for rule in step.rules}
     assert plan.steps[0].key == "report_parole"  # the step stays, phrased without the rule
 
 
 def test_places_are_nearest_first_when_a_county_is_given() -> None:
-    request = plan_request_make(release_date=dt.date(2026, 12, 11), destination="Bexar County", supervision="parole", today=TODAY)
+    request = plan_request_make(
+        release_date=dt.date(2026, 12, 11), destination="Bexar County", supervision="parole", today=TODAY
+    )
     assert request.region == "san_antonio" and request.place_name == "Bexar County"
     plan = plan_build(request=request)
     for step in plan.steps:
-        distances = [place.distance_km for place in step.places if place.distance_km is not None and not place.is_statewide_line]
+        distances = [
+            place.distance_km for place in step.places if place.distance_km is not None and not place.is_statewide_line
+        ]
         assert distances == sorted(distances)
     assert any(place.distance_km is not None for step in plan.steps for place in step.places)
 
 
 def test_probation_and_discharge_get_their_own_first_step() -> None:
-    probation = plan_build(request=plan_request_make(release_date=TODAY, destination="dallas_fort_worth", supervision="probation", today=TODAY))
+    probation = plan_build(
+        request=plan_request_make(
+            release_date=TODAY, destination="dallas_fort_worth", supervision="probation", today=TODAY
+        )
+    )
     assert probation.steps[0].key == "report_probation"
     assert probation.steps[0].rules[0].citation == "Tex. Code Crim. Proc. art. 42A.301"
-    discharged = plan_build(request=plan_request_make(release_date=TODAY, destination="austin", supervision="none", today=TODAY))
+    discharged = plan_build(
+        request=plan_request_make(release_date=TODAY, destination="austin", supervision="none", today=TODAY)
+    )
     assert discharged.steps[0].key == "bed_tonight"
 
 
@@ -121,11 +145,24 @@ def test_the_chat_message_becomes_a_plan_request() -> None:
     now = dt.datetime(2026, 12, 1, 10, tzinfo=TZ)  # a Tuesday
     request = plan_request_from_message("I get out Friday, going to Bexar County, on parole", now=now)
     assert request == PlanRequest(
-        release_date=dt.date(2026, 12, 4), region="san_antonio", place_name="Bexar County", lat=request.lat, lon=request.lon,
-        supervision="parole", needs=(), language="en",
+        release_date=dt.date(2026, 12, 4),
+        region="san_antonio",
+        place_name="Bexar County",
+        lat=request.lat,
+        lon=request.lon,
+        supervision="parole",
+        needs=(),
+        language="en",
     )
-    spanish = plan_request_from_message("Salgo el viernes, voy al condado de Harris, en libertad condicional", now=now, language="es")
-    assert isinstance(spanish, PlanRequest) and spanish.region == "houston" and spanish.supervision == "parole" and spanish.language == "es"
+    spanish = plan_request_from_message(
+        "Salgo el viernes, voy al condado de Harris, en libertad condicional", now=now, language="es"
+    )
+    assert (
+        isinstance(spanish, PlanRequest)
+        and spanish.region == "houston"
+        and spanish.supervision == "parole"
+        and spanish.language == "es"
+    )
     assert plan_request_from_message("how do I get an ID?", now=now) is None
     friday = dt.datetime(2026, 12, 4, 10, tzinfo=TZ)
     unclear = plan_request_from_message("I get out next friday, going to Houston", now=friday)
@@ -138,7 +175,15 @@ def test_the_chat_message_becomes_a_plan_request() -> None:
 
 @pytest.mark.parametrize("language", ["en", "es"])
 def test_sms_parts_fit_the_budget_and_number_themselves(language: str) -> None:
-    plan = plan_build(request=plan_request_make(release_date=dt.date(2026, 12, 11), destination="houston", supervision="parole", language=language, today=TODAY))
+    plan = plan_build(
+        request=plan_request_make(
+            release_date=dt.date(2026, 12, 11),
+            destination="houston",
+            supervision="parole",
+            language=language,
+            today=TODAY,
+        )
+    )
     parts = plan_sms_parts(plan, max_chars=320)
     assert len(parts) == len(plan.steps) + 1
     assert all(len(part) <= 320 for part in parts)

@@ -24,9 +24,14 @@ def _seed() -> None:
     conversation = Conversation.objects.create(contact=contact, channel="web")
     plan = [
         # (need, region, crisis, count, days ago)
-        ("housing", "houston", "none", 40, 2), ("housing", "austin", "none", 4, 2), ("food", "houston", "none", 25, 3),
-        ("food", "austin", "none", 13, 3), ("id_documents", "el_paso", "none", 2, 1), ("supervision", "houston", "none", 11, 9),
-        ("housing", "houston", "suicide_self_harm", 3, 4), ("housing", "houston", "housing_emergency", 14, 4),
+        ("housing", "houston", "none", 40, 2),
+        ("housing", "austin", "none", 4, 2),
+        ("food", "houston", "none", 25, 3),
+        ("food", "austin", "none", 13, 3),
+        ("id_documents", "el_paso", "none", 2, 1),
+        ("supervision", "houston", "none", 11, 9),
+        ("housing", "houston", "suicide_self_harm", 3, 4),
+        ("housing", "houston", "housing_emergency", 14, 4),
         ("other", "", "none", 12, 2),
     ]
     turns = []
@@ -34,10 +39,21 @@ def _seed() -> None:
     for need, region, crisis, count, days in plan:
         for _ in range(count):
             seq += 1
-            turns.append(Turn(
-                conversation=conversation, seq=seq, idempotency_key=f"k{seq}", channel="web", redacted_text=SECRET, reply=SECRET,
-                workflow_version="t", top_need=need, region=region, crisis=crisis, started_at=NOW - dt.timedelta(days=days),
-            ))
+            turns.append(
+                Turn(
+                    conversation=conversation,
+                    seq=seq,
+                    idempotency_key=f"k{seq}",
+                    channel="web",
+                    redacted_text=SECRET,
+                    reply=SECRET,
+                    workflow_version="t",
+                    top_need=need,
+                    region=region,
+                    crisis=crisis,
+                    started_at=NOW - dt.timedelta(days=days),
+                )
+            )
     Turn.objects.bulk_create(turns)
 
 
@@ -83,7 +99,20 @@ def test_the_public_json_has_no_cell_under_eleven_and_no_text(client: Client) ->
     by_category = {c["category"]: c for c in crisis["cells"]}
     assert by_category["suicide_self_harm"]["suppressed"] is True
     assert by_category["housing_emergency"]["suppressed"] is True  # its complement: 14 would give away 3 from the total
-    allowed = {"need", "category", "region", "turns", "suppressed", "iso_week", "month", "cells", "need_totals", "category_totals", "region_totals", "total"}
+    allowed = {
+        "need",
+        "category",
+        "region",
+        "turns",
+        "suppressed",
+        "iso_week",
+        "month",
+        "cells",
+        "need_totals",
+        "category_totals",
+        "region_totals",
+        "total",
+    }
     for section in ("needs_by_week", "crisis_by_month"):
         for table in document[section]:
             assert set(table) <= allowed

@@ -57,7 +57,9 @@ def test_random_tables_never_publish_a_small_or_recoverable_cell(seed: int) -> N
     rng = random.Random(seed)
     needs = ["housing", "food", "id_documents", "benefits", "supervision"]
     regions = ["houston", "austin", "el_paso", "dallas_fort_worth"]
-    counts = {(n, r): rng.choice([1, 3, 8, 10, 11, 14, 25, 60, 200]) for n in needs for r in regions if rng.random() < 0.8}
+    counts = {
+        (n, r): rng.choice([1, 3, 8, 10, 11, 14, 25, 60, 200]) for n in needs for r in regions if rng.random() < 0.8
+    }
     if not counts:
         return
     _check(counts, suppress(counts))

@@ -61,7 +61,9 @@ def _wire(fake: FakeAnthropic) -> None:
 
 @pytest.mark.parametrize("tool", ["classify", "write_reply", "report_findings"])
 @pytest.mark.parametrize("failure", list(FAILURES))
-def test_an_http_failure_of_any_llm_node_falls_back_and_the_turn_completes(fake_anthropic: FakeAnthropic, tool: str, failure: str) -> None:
+def test_an_http_failure_of_any_llm_node_falls_back_and_the_turn_completes(
+    fake_anthropic: FakeAnthropic, tool: str, failure: str
+) -> None:
     _wire(fake_anthropic)
     fake_anthropic.on(tool, FAILURES[failure])
     turn = _run(UNSURE)
@@ -72,7 +74,9 @@ def test_an_http_failure_of_any_llm_node_falls_back_and_the_turn_completes(fake_
 
 
 @pytest.mark.parametrize("tool", ["classify", "write_reply", "report_findings"])
-def test_malformed_tool_output_is_rejected_at_the_boundary_and_the_turn_completes(fake_anthropic: FakeAnthropic, tool: str) -> None:
+def test_malformed_tool_output_is_rejected_at_the_boundary_and_the_turn_completes(
+    fake_anthropic: FakeAnthropic, tool: str
+) -> None:
     _wire(fake_anthropic)
     fake_anthropic.on(tool, ok(tool, MALFORMED[tool]))
     turn = _run(UNSURE)

@@ -57,7 +57,14 @@ def redis_down(settings: Any) -> Iterator[str]:
 
 def _post_sms(body: str, sid: str | None = None, sender: str = "+15125550177") -> Any:
     url = "http://testserver/sms/twilio/inbound"
-    params = {"MessageSid": sid or new_sid(), "AccountSid": ACCOUNT_SID, "From": sender, "To": FROM_NUMBER, "Body": body, "NumMedia": "0"}
+    params = {
+        "MessageSid": sid or new_sid(),
+        "AccountSid": ACCOUNT_SID,
+        "From": sender,
+        "To": FROM_NUMBER,
+        "Body": body,
+        "NumMedia": "0",
+    }
     started = time.monotonic()
     response = HttpClient().post("/sms/twilio/inbound", params, HTTP_X_TWILIO_SIGNATURE=sign(url, params))
     response.elapsed = time.monotonic() - started
@@ -102,7 +109,9 @@ def test_a_web_turn_completes_with_the_cache_and_broker_down(redis_down: str) ->
 def test_an_approved_sms_is_sent_once_while_the_broker_is_down(redis_down: str, fake_twilio: Any) -> None:
     contact, _ = services.contact_for_phone(phone="+15125550177")
     conversation, _ = services.conversation_create(channel="sms", contact=contact)
-    message = OutboundMessage.objects.create(conversation=conversation, kind="reply", body="Call 2-1-1.", draft_body="Call 2-1-1.", status="pending_approval")
+    message = OutboundMessage.objects.create(
+        conversation=conversation, kind="reply", body="Call 2-1-1.", draft_body="Call 2-1-1.", status="pending_approval"
+    )
     fake_twilio.fail_next(503)  # and Twilio has a bad moment too: retried, still sent once
     outbound_approve(message_id=message.pk, actor="cm")
     assert background.background_join(timeout=60)

@@ -35,7 +35,13 @@ app.worker_main(["worker", "--pool=solo", "-Q", sys.argv[1], "-n", sys.argv[1] +
 
 
 def _worker(queue: str, marker: Path, mode: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", WORKER, queue, str(marker), mode], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER, queue, str(marker), mode],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _wait(predicate, timeout: float) -> bool:
@@ -52,9 +58,17 @@ def _wait(predicate, timeout: float) -> bool:
 @pytest.mark.django_db(transaction=True)
 def test_a_turn_survives_its_worker_being_killed_and_completes_once(redis_url: str, tmp_path: Path) -> None:
     conversation, _ = services.conversation_create(channel="web")
-    turn, _ = services.turn_start(conversation=conversation, text="I need an ID in Houston", idempotency_key=uuid.uuid4().hex)
+    turn, _ = services.turn_start(
+        conversation=conversation, text="I need an ID in Houston", idempotency_key=uuid.uuid4().hex
+    )
     queue = f"faults-{uuid.uuid4().hex[:10]}"  # a private queue: no other worker on this Redis takes our tasks
-    env = dict(os.environ, REDIS_URL=redis_url, CELERY_TASK_ALWAYS_EAGER="false", DATABASE_URL=_database_url(), DJANGO_SETTINGS_MODULE="pathways_site.settings")
+    env = dict(
+        os.environ,
+        REDIS_URL=redis_url,
+        CELERY_TASK_ALWAYS_EAGER="false",
+        DATABASE_URL=_database_url(),
+        DJANGO_SETTINGS_MODULE="pathways_site.settings",
+    )
     sender = Celery(broker=redis_url)
     marker = tmp_path / "in-draft"
     first = _worker(queue, marker, "hang", env)

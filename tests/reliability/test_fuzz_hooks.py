@@ -22,14 +22,25 @@ from conversations.hooks.crisis import CRISIS_CATEGORIES
 from conversations.hooks.logfilter import RedactPIIFilter
 
 ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=300)
-ANYTHING = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=10) | st.lists(st.integers(), max_size=3)
+ANYTHING = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True)
+    | st.text(max_size=10)
+    | st.lists(st.integers(), max_size=3)
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(confidence=ANYTHING, gated=ANYTHING, hits=ANYTHING, floor=st.floats(min_value=0.0, max_value=1.0))
-def test_the_gate_never_raises_and_fails_closed_on_malformed_retrieval(confidence: object, gated: object, hits: object, floor: float) -> None:
+def test_the_gate_never_raises_and_fails_closed_on_malformed_retrieval(
+    confidence: object, gated: object, hits: object, floor: float
+) -> None:
     decision = apply_gate(SimpleNamespace(confidence=confidence, gated=gated, hits=hits), floor)
-    well_formed = isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and math.isfinite(float(confidence))
+    well_formed = (
+        isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and math.isfinite(float(confidence))
+    )
     if not decision.gated:
         # Passing evidence needs a real, finite confidence at or above the floor and real hits.
         assert well_formed and float(confidence) >= floor
@@ -43,7 +54,10 @@ def test_no_retrieval_result_gates(_: None) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.sampled_from([*CRISIS_CATEGORIES, "legal_advice", "out_of_state", "human", "low_confidence", "junk", ""]), st.sampled_from(["en", "es", "fr", ""]))
+@given(
+    st.sampled_from([*CRISIS_CATEGORIES, "legal_advice", "out_of_state", "human", "low_confidence", "junk", ""]),
+    st.sampled_from(["en", "es", "fr", ""]),
+)
 def test_every_category_has_a_handoff_with_a_way_to_reach_someone(category: str, language: str) -> None:
     handoff = handoff_for(category, language)
     assert handoff.text and handoff.lines
@@ -63,8 +77,14 @@ ZW = st.sampled_from(["\u200b", "\u200c", "\u2060", "\ufeff"])
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["my ssn is 412-55-7890", "call me at 713-555-0182", "write to a.b+c@gmail.com"]), ZW, st.integers(0, 8))
-def test_redaction_still_catches_pii_padded_with_zero_width_characters_around_it(text: str, zw: str, where: int) -> None:
+@given(
+    st.sampled_from(["my ssn is 412-55-7890", "call me at 713-555-0182", "write to a.b+c@gmail.com"]),
+    ZW,
+    st.integers(0, 8),
+)
+def test_redaction_still_catches_pii_padded_with_zero_width_characters_around_it(
+    text: str, zw: str, where: int
+) -> None:
     words = text.split(" ")
     words.insert(min(where, len(words)), zw)
     noisy = " ".join(words)
@@ -76,13 +96,18 @@ def test_redaction_still_catches_pii_padded_with_zero_width_characters_around_it
 @settings(max_examples=200, deadline=None)
 @given(ANY_TEXT, st.lists(ANYTHING | ANY_TEXT, max_size=3))
 def test_the_log_filter_never_raises_and_never_drops_a_record(message: str, args: list[object]) -> None:
-    record = logging.LogRecord("conversations", logging.WARNING, __file__, 1, message + " %s" * len(args), tuple(args), None)
+    record = logging.LogRecord(
+        "conversations", logging.WARNING, __file__, 1, message + " %s" * len(args), tuple(args), None
+    )
     assert RedactPIIFilter().filter(record)
     assert "412-55-7890" not in record.getMessage()
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from(["I want to kill myself", "quiero matarme", "he is hitting me and I am scared"]), st.text(alphabet=" .!?¿¡\n\t", max_size=5))
+@given(
+    st.sampled_from(["I want to kill myself", "quiero matarme", "he is hitting me and I am scared"]),
+    st.text(alphabet=" .!?¿¡\n\t", max_size=5),
+)
 def test_crisis_survives_surrounding_punctuation(text: str, noise: str) -> None:
     assert detect_crisis(noise + text + noise).category == detect_crisis(text).category != "none"
 

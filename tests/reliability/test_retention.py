@@ -28,7 +28,9 @@ NEW = "wombatburg"
 
 def _web_turn(word: str) -> Turn:
     conversation, _ = services.conversation_create(channel="web")
-    turn, _ = services.turn_start(conversation=conversation, text=f"where can I get an ID in Houston {word}", idempotency_key=uuid.uuid4().hex)
+    turn, _ = services.turn_start(
+        conversation=conversation, text=f"where can I get an ID in Houston {word}", idempotency_key=uuid.uuid4().hex
+    )
     return services.turn_run(turn_id=turn.pk)
 
 
@@ -57,7 +59,12 @@ def test_it_purges_expired_turns_node_runs_and_sms_bodies_and_keeps_recent_ones(
 
     result = retention.conversations_purge_expired(now=timezone.now())
 
-    assert result["turns"] == 2 and result["inbound_sms"] == 1 and result["outbound_messages"] >= 1 and result["node_runs"] >= 6
+    assert (
+        result["turns"] == 2
+        and result["inbound_sms"] == 1
+        and result["outbound_messages"] >= 1
+        and result["node_runs"] >= 6
+    )
     assert rows_containing(OLD) == {}
     assert not Turn.objects.filter(pk__in=[old_web.pk, old_sms.pk]).exists()
     assert Turn.objects.filter(pk=new_sms.pk).exists() and rows_containing(NEW)
@@ -139,7 +146,9 @@ def test_delete_my_conversation_over_http_leaves_no_row_with_its_text() -> None:
     created = http.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
     auth = {"HTTP_AUTHORIZATION": f"Bearer {created['token']}"}
     url = f"/api/v1/conversations/{created['conversation_id']}/"
-    answer = http.post(url + "turns/", {"text": f"I need a job in Dallas {OLD}"}, content_type="application/json", **auth)
+    answer = http.post(
+        url + "turns/", {"text": f"I need a job in Dallas {OLD}"}, content_type="application/json", **auth
+    )
     assert answer.status_code == 201 and rows_containing(OLD)
     deleted = http.delete(url, **auth)
     assert deleted.status_code in (200, 204)
@@ -150,7 +159,9 @@ def test_the_admin_erase_action_removes_the_client_and_their_conversations(cast,
     alice_contact = ClientContact.objects.get(client=cast.alice).contact
     assert rows_containing("Alice asks where to get a state ID")
     client.force_login(cast.admin)
-    response = client.post("/admin/caseload/client/", {"action": "erase_people", "_selected_action": [str(cast.alice.pk)]})
+    response = client.post(
+        "/admin/caseload/client/", {"action": "erase_people", "_selected_action": [str(cast.alice.pk)]}
+    )
     assert response.status_code == 302
     assert not Client.objects.filter(pk=cast.alice.pk).exists()
     assert not Contact.objects.filter(pk=alice_contact.pk).exists()
@@ -166,7 +177,9 @@ def test_a_case_manager_cannot_erase(cast, client) -> None:
     assert Client.objects.filter(pk=cast.alice.pk).exists()
 
 
-def test_progress_events_on_the_channel_layer_carry_no_message_text(monkeypatch, django_capture_on_commit_callbacks) -> None:
+def test_progress_events_on_the_channel_layer_carry_no_message_text(
+    monkeypatch, django_capture_on_commit_callbacks
+) -> None:
     import time
 
     from conversations import events

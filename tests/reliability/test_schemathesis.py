@@ -22,7 +22,9 @@ EXAMPLES_PER_OPERATION = 20
 
 # Loaded at collection: the schema view needs no database. The HSDS directory API has its own
 # conformance tests (tests/resources/test_hsds.py) and is left out here.
-schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application()).exclude(path_regex="^/api/hsds/")
+schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application()).exclude(
+    path_regex="^/api/hsds/"
+)
 
 
 @pytest.fixture(autouse=True)

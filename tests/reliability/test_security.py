@@ -40,7 +40,10 @@ def _conversation_with_turn() -> tuple[str, str, str]:
     http = HttpClient()
     created = http.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
     answer = http.post(
-        f"/api/v1/conversations/{created['conversation_id']}/turns/", {"text": SECRET_TEXT}, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {created['token']}"
+        f"/api/v1/conversations/{created['conversation_id']}/turns/",
+        {"text": SECRET_TEXT},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {created['token']}",
     )
     assert answer.status_code == 201
     return created["conversation_id"], created["token"], answer.json()["turn_id"]
@@ -48,7 +51,12 @@ def _conversation_with_turn() -> tuple[str, str, str]:
 
 def _schema_operations() -> list[tuple[str, str]]:
     schema = HttpClient().get("/api/schema/", HTTP_ACCEPT="application/json").json()
-    return [(method, path) for path, item in schema["paths"].items() for method in item if method in {"get", "post", "put", "patch", "delete"}]
+    return [
+        (method, path)
+        for path, item in schema["paths"].items()
+        for method in item
+        if method in {"get", "post", "put", "patch", "delete"}
+    ]
 
 
 def _fill(path: str, conversation_id: str, turn_id: str) -> str:
@@ -65,13 +73,19 @@ def test_the_schema_lists_the_conversation_api() -> None:
 def test_no_api_endpoint_gives_a_conversation_to_anyone_but_its_token_holder(who: str) -> None:
     conversation_id, _token, turn_id = _conversation_with_turn()
     _, other_token, _ = _conversation_with_turn()
-    headers = {"anonymous": {}, "other_conversation": {"HTTP_AUTHORIZATION": f"Bearer {other_token}"}, "garbage_token": {"HTTP_AUTHORIZATION": "Bearer x" * 3}}[who]
+    headers = {
+        "anonymous": {},
+        "other_conversation": {"HTTP_AUTHORIZATION": f"Bearer {other_token}"},
+        "garbage_token": {"HTTP_AUTHORIZATION": "Bearer x" * 3},
+    }[who]
     checked = 0
     for method, path in _schema_operations():
         if (method, path) in PUBLIC or path.startswith(PUBLIC_PREFIXES) or "current" in path:
             continue
         url = _fill(path, conversation_id, turn_id)
-        response = getattr(HttpClient(), method)(url, {"text": "hello"} if method == "post" else None, content_type="application/json", **headers)
+        response = getattr(HttpClient(), method)(
+            url, {"text": "hello"} if method == "post" else None, content_type="application/json", **headers
+        )
         body = b"".join(response.streaming_content) if response.streaming else response.content
         assert response.status_code in (401, 403, 404, 405), (method, url, response.status_code)
         assert b"quokkaville" not in body and turn_id.encode() not in body, (method, url)
@@ -98,9 +112,15 @@ def test_the_sse_stream_of_another_conversations_turn_is_refused() -> None:
 async def _ws_messages(path: str, query: str) -> list[dict[str, Any]]:
     """Open a WebSocket on the real ASGI app (no server) and return what the app sent back."""
     scope = {
-        "type": "websocket", "path": path, "raw_path": path.encode(), "query_string": query.encode(), "subprotocols": [],
-        "headers": [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")], "client": ("127.0.0.1", 5000),
-        "server": ("127.0.0.1", 80), "asgi": {"version": "3.0"},
+        "type": "websocket",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "subprotocols": [],
+        "headers": [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 80),
+        "asgi": {"version": "3.0"},
     }
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     sent: list[dict[str, Any]] = []
@@ -176,7 +196,10 @@ def test_an_admin_form_with_its_csrf_token_is_accepted(cast: Any) -> None:
     browser.force_login(cast.admin)
     page = browser.get("/admin/caseload/client/add/")
     token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.content).group(1).decode()
-    response = browser.post("/admin/caseload/client/add/", {"csrfmiddlewaretoken": token, "name": "Csrf Carl", "status": "active", "supervision_type": "unknown"})
+    response = browser.post(
+        "/admin/caseload/client/add/",
+        {"csrfmiddlewaretoken": token, "name": "Csrf Carl", "status": "active", "supervision_type": "unknown"},
+    )
     assert response.status_code in (200, 302)
 
 
@@ -194,7 +217,14 @@ def test_every_twilio_endpoint_refuses_unsigned_or_missigned_requests_and_stores
     routes = _sms_routes()
     assert set(routes) >= {"/sms/twilio/inbound", "/sms/twilio/status"}
     for route in routes:
-        params = {"MessageSid": new_sid(), "AccountSid": ACCOUNT_SID, "From": "+15125550177", "To": FROM_NUMBER, "Body": "hello", "MessageStatus": "delivered"}
+        params = {
+            "MessageSid": new_sid(),
+            "AccountSid": ACCOUNT_SID,
+            "From": "+15125550177",
+            "To": FROM_NUMBER,
+            "Body": "hello",
+            "MessageStatus": "delivered",
+        }
         url = "http://testserver" + route
         headers = {
             "none": {},
@@ -268,13 +298,22 @@ KNOWN = {
 
 
 def test_configured_secrets_never_reach_the_logs(  # noqa: PLR0917 - pytest passes fixtures by position
-    settings: Any, caplog: Any, fake_anthropic: FakeAnthropic, fake_twilio: Any, post_sms: Any, dispatched: Any, django_capture_on_commit_callbacks: Any
+    settings: Any,
+    caplog: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_twilio: Any,
+    post_sms: Any,
+    dispatched: Any,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     from conversations import crypto
     from conversations.sms.services import outbound_approve
 
     settings.SECRET_KEY = KNOWN["SECRET_KEY"]
-    assert (KNOWN["TWILIO_AUTH_TOKEN"], KNOWN["ANTHROPIC_API_KEY"]) == (settings.TWILIO_AUTH_TOKEN, settings.ANTHROPIC_API_KEY)
+    assert (KNOWN["TWILIO_AUTH_TOKEN"], KNOWN["ANTHROPIC_API_KEY"]) == (
+        settings.TWILIO_AUTH_TOKEN,
+        settings.ANTHROPIC_API_KEY,
+    )
     fake_anthropic.on("classify", ok("classify", {"top_need": "food", "language": "en", "supervision": "unknown"}))
     fake_anthropic.on("write_reply", ok("write_reply", {"reply": "211 Texas can help: call 2-1-1.", "cited": []}))
     fake_anthropic.on("report_findings", ok("report_findings", {"findings": []}))

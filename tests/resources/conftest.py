@@ -63,13 +63,24 @@ def make_service(
     verified: bool = True,
 ) -> Service:
     service = Service.objects.create(
-        organization=org, slug=slug, name=slug.replace("-", " ").title(), categories=list(categories), status=status,
-        is_statewide=statewide, languages=list(languages), source_verified=verified,
+        organization=org,
+        slug=slug,
+        name=slug.replace("-", " ").title(),
+        categories=list(categories),
+        status=status,
+        is_statewide=statewide,
+        languages=list(languages),
+        source_verified=verified,
     )
     if region is not None and not statewide:
         location = Location.objects.create(
-            organization=org, city=city, region=region, latitude=lat, longitude=lon,
-            geo_precision="city_centroid" if lat is not None else "none", address_1="1 Main St",
+            organization=org,
+            city=city,
+            region=region,
+            latitude=lat,
+            longitude=lon,
+            geo_precision="city_centroid" if lat is not None else "none",
+            address_1="1 Main St",
         )
         ServiceAtLocation.objects.create(service=service, location=location)
     if phone:
@@ -81,8 +92,12 @@ def make_service(
     return service
 
 
-def make_user(username: str, *, group: str | None = None, org: Organization | None = None, superuser: bool = False) -> Any:
-    user = get_user_model().objects.create_user(username=username, password=PASSWORD, is_staff=True, is_superuser=superuser)
+def make_user(
+    username: str, *, group: str | None = None, org: Organization | None = None, superuser: bool = False
+) -> Any:
+    user = get_user_model().objects.create_user(
+        username=username, password=PASSWORD, is_staff=True, is_superuser=superuser
+    )
     if group:
         user.groups.add(Group.objects.get_or_create(name=group)[0])
     if org is not None:

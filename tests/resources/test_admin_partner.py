@@ -24,8 +24,14 @@ def login(user: Any) -> Client:
 
 def phone_form(phone: Phone, **changes: Any) -> dict[str, Any]:
     data = {
-        "service": str(phone.service_id), "location": "", "number": phone.number, "extension": phone.extension,
-        "type": phone.type, "description": phone.description, "languages": ",".join(phone.languages), "rank": phone.rank,
+        "service": str(phone.service_id),
+        "location": "",
+        "number": phone.number,
+        "extension": phone.extension,
+        "type": phone.type,
+        "description": phone.description,
+        "languages": ",".join(phone.languages),
+        "rank": phone.rank,
     }
     data.update(changes)
     return data
@@ -45,7 +51,12 @@ def test_a_partner_sees_only_their_organizations_objects(cast: dict[str, Any]) -
 @pytest.mark.parametrize("model", ["service", "phone", "location", "organization"])
 def test_url_guessing_another_organizations_object_is_404(cast: dict[str, Any], model: str) -> None:
     client = login(cast["partner_a"])
-    other = {"service": cast["service_b"], "phone": cast["phone_b"], "location": cast["location_b"], "organization": cast["org_b"]}[model]
+    other = {
+        "service": cast["service_b"],
+        "phone": cast["phone_b"],
+        "location": cast["location_b"],
+        "organization": cast["org_b"],
+    }[model]
     for suffix in ("change/", "history/", "delete/"):
         assert client.get(f"/admin/resources/{model}/{other.pk}/{suffix}").status_code == 404
     assert client.post(f"/admin/resources/{model}/{other.pk}/change/", {"name": "hijack"}).status_code == 404
@@ -74,7 +85,12 @@ def test_a_partner_save_creates_a_pending_change_request_and_changes_nothing_liv
     phone.refresh_from_db()
     assert phone.number == "+17132223333"
     request = ChangeRequest.objects.get()
-    assert (request.status, request.source, request.target_type, request.requested_by) == ("pending", "partner", "phone", cast["partner_a"])
+    assert (request.status, request.source, request.target_type, request.requested_by) == (
+        "pending",
+        "partner",
+        "phone",
+        cast["partner_a"],
+    )
     assert request.changes == {"number": {"old": "+17132223333", "new": "+17132224444"}}
     assert AuditEvent.objects.filter(action="resources.change_request.submitted", object_id=str(request.pk)).exists()
 
@@ -82,14 +98,26 @@ def test_a_partner_save_creates_a_pending_change_request_and_changes_nothing_liv
 def test_a_partner_pointing_a_phone_at_another_orgs_service_gets_a_form_error(cast: dict[str, Any]) -> None:
     phone = cast["phone_a"]
     client = login(cast["partner_a"])
-    response = client.post(f"/admin/resources/phone/{phone.pk}/change/", phone_form(phone, service=str(cast["service_b"].pk)))
+    response = client.post(
+        f"/admin/resources/phone/{phone.pk}/change/", phone_form(phone, service=str(cast["service_b"].pk))
+    )
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
     assert not ChangeRequest.objects.exists()
     with pytest.raises(ValidationError, match="another organization"):
-        change_request_submit(user=cast["partner_a"], target_type="phone", target_id=phone.pk, changes={"service": str(cast["service_b"].pk)})
+        change_request_submit(
+            user=cast["partner_a"],
+            target_type="phone",
+            target_id=phone.pk,
+            changes={"service": str(cast["service_b"].pk)},
+        )
     with pytest.raises(NotPermitted):
-        change_request_submit(user=cast["partner_a"], target_type="phone", target_id=cast["phone_b"].pk, changes={"number": "+17135550100"})
+        change_request_submit(
+            user=cast["partner_a"],
+            target_type="phone",
+            target_id=cast["phone_b"].pk,
+            changes={"number": "+17135550100"},
+        )
     assert not ChangeRequest.objects.exists()
 
 
@@ -104,7 +132,9 @@ def test_an_invalid_partner_value_is_a_form_error_and_no_request(cast: dict[str,
 
 def test_staff_approve_in_admin_applies_the_change_and_records_who_and_when(cast: dict[str, Any]) -> None:
     phone = cast["phone_a"]
-    login(cast["partner_a"]).post(f"/admin/resources/phone/{phone.pk}/change/", phone_form(phone, number="(713) 222-4444"))
+    login(cast["partner_a"]).post(
+        f"/admin/resources/phone/{phone.pk}/change/", phone_form(phone, number="(713) 222-4444")
+    )
     request = ChangeRequest.objects.get()
     # The partner cannot approve their own request.
     partner = login(cast["partner_a"])
@@ -117,15 +147,25 @@ def test_staff_approve_in_admin_applies_the_change_and_records_who_and_when(cast
     request.refresh_from_db()
     phone.refresh_from_db()
     assert phone.number == "+17132224444"
-    assert request.status == "approved" and request.reviewed_by == cast["supervisor"] and request.reviewed_at is not None
-    assert AuditEvent.objects.filter(action="resources.change_request.approved", actor=f"user:{cast['supervisor'].pk}").exists()
-    assert EntryVersion.objects.filter(entity_type="phone", entity_id=phone.pk, reason=f"change_request:{request.pk}").exists()
+    assert (
+        request.status == "approved" and request.reviewed_by == cast["supervisor"] and request.reviewed_at is not None
+    )
+    assert AuditEvent.objects.filter(
+        action="resources.change_request.approved", actor=f"user:{cast['supervisor'].pk}"
+    ).exists()
+    assert EntryVersion.objects.filter(
+        entity_type="phone", entity_id=phone.pk, reason=f"change_request:{request.pk}"
+    ).exists()
 
 
 def test_staff_reject_leaves_the_live_entry_alone(cast: dict[str, Any]) -> None:
     service = cast["service_a"]
-    request = change_request_submit(user=cast["partner_a"], target_type="service", target_id=service.pk, changes={"alert": "Closed Friday"})
-    login(cast["supervisor"]).post("/admin/resources/changerequest/", {"action": "reject", "_selected_action": [request.pk]})
+    request = change_request_submit(
+        user=cast["partner_a"], target_type="service", target_id=service.pk, changes={"alert": "Closed Friday"}
+    )
+    login(cast["supervisor"]).post(
+        "/admin/resources/changerequest/", {"action": "reject", "_selected_action": [request.pk]}
+    )
     request.refresh_from_db()
     service.refresh_from_db()
     assert request.status == "rejected" and service.alert == ""
@@ -133,7 +173,9 @@ def test_staff_reject_leaves_the_live_entry_alone(cast: dict[str, Any]) -> None:
 
 
 def test_partners_see_only_their_own_change_requests(cast: dict[str, Any]) -> None:
-    request_b = change_request_submit(user=cast["partner_b"], target_type="service", target_id=cast["service_b"].pk, changes={"alert": "x"})
+    request_b = change_request_submit(
+        user=cast["partner_b"], target_type="service", target_id=cast["service_b"].pk, changes={"alert": "x"}
+    )
     client = login(cast["partner_a"])
     assert client.get("/admin/resources/changerequest/").status_code == 200
     assert client.get(f"/admin/resources/changerequest/{request_b.pk}/change/").status_code == 404
@@ -141,7 +183,9 @@ def test_partners_see_only_their_own_change_requests(cast: dict[str, Any]) -> No
 
 def test_approval_refuses_a_stale_request(cast: dict[str, Any]) -> None:
     phone = cast["phone_a"]
-    request = change_request_submit(user=cast["partner_a"], target_type="phone", target_id=phone.pk, changes={"number": "+17132224444"})
+    request = change_request_submit(
+        user=cast["partner_a"], target_type="phone", target_id=phone.pk, changes={"number": "+17132224444"}
+    )
     Phone.objects.filter(pk=phone.pk).update(number="+17132225555")  # changed meanwhile
     with pytest.raises(ChangeRequestConflict):
         change_request_approve(change_request_id=request.pk, reviewer=cast["supervisor"])
@@ -155,8 +199,15 @@ def test_staff_edits_go_live_with_an_audit_event_and_a_version(cast: dict[str, A
     client = login(cast["supervisor"])
     response = client.post(
         f"/admin/resources/schedule/{schedule.pk}/change/",
-        {"service": str(cast["service_a"].pk), "location": "", "freq": "WEEKLY", "byday": "MO,TU", "opens_at": "08:00",
-         "closes_at": "17:00", "description": ""},
+        {
+            "service": str(cast["service_a"].pk),
+            "location": "",
+            "freq": "WEEKLY",
+            "byday": "MO,TU",
+            "opens_at": "08:00",
+            "closes_at": "17:00",
+            "description": "",
+        },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     schedule.refresh_from_db()

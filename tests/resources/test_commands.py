@@ -20,11 +20,33 @@ def test_load_then_match_prints_houston_housing_cards() -> None:
     # 72 reference entries + 1 researched (build_directory.RESEARCHED) + 18 in fixtures/researched.jsonl
     assert Service.objects.count() == 91
     out = StringIO()
-    call_command("resources", "match", "--category", "housing", "--region", "houston", "--near", "Houston 77002", "--json", stdout=out)
+    call_command(
+        "resources",
+        "match",
+        "--category",
+        "housing",
+        "--region",
+        "houston",
+        "--near",
+        "Houston 77002",
+        "--json",
+        stdout=out,
+    )
     cards = json.loads(out.getvalue())
     assert len(cards) == 5
     assert cards[0]["region"] == "houston" and cards[0]["distance_km"] is not None
-    assert set(cards[0]) >= {"id", "slug", "name", "phone", "phone_display", "lat", "lon", "open_now", "is_statewide_line", "categories"}
+    assert set(cards[0]) >= {
+        "id",
+        "slug",
+        "name",
+        "phone",
+        "phone_display",
+        "lat",
+        "lon",
+        "open_now",
+        "is_statewide_line",
+        "categories",
+    }
     statewide = [card for card in cards if card["is_statewide_line"]]
     assert all(card["lat"] is None and card["lon"] is None for card in statewide)
 

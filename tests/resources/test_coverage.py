@@ -94,7 +94,9 @@ def test_the_coverage_command_prints_the_matrix_as_json(directory: dict[str, int
     data = json.loads(out.getvalue())
     assert len(data["cells"]) == 72 and data["total_services"] == 91
     assert "austin/id_documents" in data["empty"]
-    houston_supervision = next(cell for cell in data["cells"] if cell["region"] == "houston" and cell["need"] == "supervision")
+    houston_supervision = next(
+        cell for cell in data["cells"] if cell["region"] == "houston" and cell["need"] == "supervision"
+    )
     assert houston_supervision["count"] == 5 and "harris-county-cscd-east" in houston_supervision["entries"]
     text = StringIO()
     call_command("resources", "coverage", stdout=text)

@@ -57,7 +57,9 @@ def _feed_for(service: Service, **phone_changes: Any) -> bytes:
 
 
 def _snapshot() -> list[tuple[Any, ...]]:
-    return sorted(Phone.objects.values_list("id", "number")) + sorted(Service.objects.values_list("id", "name", "alert"))
+    return sorted(Phone.objects.values_list("id", "number")) + sorted(
+        Service.objects.values_list("id", "name", "alert")
+    )
 
 
 @pytest.mark.django_db
@@ -71,7 +73,12 @@ def test_a_changed_phone_becomes_one_pending_change_request(cast: dict[str, Any]
     refresh = feed_refresh(organization=org)
     assert refresh.status == "ok", refresh.error_message
     request = ChangeRequest.objects.get()
-    assert (request.status, request.source, request.target_type, request.feed_refresh) == ("pending", "feed", "phone", refresh)
+    assert (request.status, request.source, request.target_type, request.feed_refresh) == (
+        "pending",
+        "feed",
+        "phone",
+        refresh,
+    )
     assert request.changes == {"number": {"old": "+17132223333", "new": "+17132224444"}}
     assert _snapshot() == before  # nothing live changed
     # Refreshing again does not file the same difference twice.
@@ -103,7 +110,14 @@ def test_the_task_and_the_command_refresh_every_feed(cast: dict[str, Any], feed_
         ((200, b'{"contents": []}' + b" " * 5000, 0.0), "too_large"),
         ((500, b'{"error": "down"}', 0.0), "http_error"),
         ((200, b'{"something": "else"}', 0.0), "invalid"),
-        ((200, b'{"contents": [{"id": "x", "name": "A Shelter", "phones": [{"id": "y", "number": "not a phone"}]}]}', 0.0), "invalid"),
+        (
+            (
+                200,
+                b'{"contents": [{"id": "x", "name": "A Shelter", "phones": [{"id": "y", "number": "not a phone"}]}]}',
+                0.0,
+            ),
+            "invalid",
+        ),
     ],
 )
 def test_a_broken_feed_is_recorded_and_changes_nothing(

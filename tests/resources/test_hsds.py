@@ -59,14 +59,24 @@ def test_the_schemas_do_reject_a_wrong_document() -> None:
     with pytest.raises(JsonSchemaError):
         validate({"id": "x", "name": "n", "status": "open"}, "service.json")  # not an HSDS status
     with pytest.raises(JsonSchemaError):
-        validate({"id": "x", "name": "n", "status": "active", "phones": [{"id": "p"}]}, "service.json")  # phone needs a number
+        validate(
+            {"id": "x", "name": "n", "status": "active", "phones": [{"id": "p"}]}, "service.json"
+        )  # phone needs a number
     with pytest.raises(JsonSchemaError):
         validate({"id": "x", "name": "n", "status": "active", "email": "not-an-email"}, "service.json")
 
 
 def validate_page(body: dict[str, Any], item_schema: str) -> None:
-    for key, kind in {"total_items": int, "total_pages": int, "page_number": int, "size": int, "first_page": bool,
-                      "last_page": bool, "empty": bool, "contents": list}.items():
+    for key, kind in {
+        "total_items": int,
+        "total_pages": int,
+        "page_number": int,
+        "size": int,
+        "first_page": bool,
+        "last_page": bool,
+        "empty": bool,
+        "contents": list,
+    }.items():
         assert isinstance(body[key], kind), key
     for item in body["contents"]:
         validate(item, item_schema)
@@ -132,7 +142,9 @@ def _comparable(document: dict[str, Any]) -> str:
 
 
 def test_export_then_import_round_trips_without_loss(directory: dict[str, int], tmp_path: Path) -> None:
-    Service.objects.filter(slug="haven-for-hope").update(last_verified_at="2025-05-01", fees="Free", status="temporarily_closed")
+    Service.objects.filter(slug="haven-for-hope").update(
+        last_verified_at="2025-05-01", fees="Free", status="temporarily_closed"
+    )
     Organization.objects.filter(slug="tcje").update(feed_url="https://example.org/feed.json", email="info@example.org")
     path = tmp_path / "export.json"
     call_command("resources", "export-hsds", str(path))

@@ -93,7 +93,10 @@ def test_open_now_then_language_break_ties() -> None:
     assert slugs == ["open-es", "open-en", "unknown-hours", "closed-es"]
     cards = match(category="housing", region="houston", now=TUESDAY_10AM)
     assert {card.slug: card.open_now for card in cards} == {
-        "open-es": True, "open-en": True, "unknown-hours": None, "closed-es": False,
+        "open-es": True,
+        "open-en": True,
+        "unknown-hours": None,
+        "closed-es": False,
     }
 
 
@@ -135,8 +138,14 @@ def test_a_service_with_many_locations_in_a_region_shows_once() -> None:
     org = make_org("multi")
     service = make_service(org, "multi-site")
     for index in range(6):
-        location = Location.objects.create(organization=org, city="Houston", region="houston", latitude=29.7 + index / 100,
-                                           longitude=-95.3, geo_precision="exact")
+        location = Location.objects.create(
+            organization=org,
+            city="Houston",
+            region="houston",
+            latitude=29.7 + index / 100,
+            longitude=-95.3,
+            geo_precision="exact",
+        )
         ServiceAtLocation.objects.create(service=service, location=location)
     make_service(org, "other-one")
     assert sorted(card.slug for card in match(category="housing", region="houston")) == ["multi-site", "other-one"]
@@ -163,7 +172,10 @@ def test_sql_and_python_open_now_agree(rule: tuple[str, str, str], moment: dt.da
     schedule = Schedule.objects.get(service=service)
     python = is_open([Rule(schedule.byday, schedule.opens_at, schedule.closes_at)], moment)
     with connection.cursor() as cursor:  # the expression match() ranks on
-        cursor.execute("SELECT %s::int <@ ANY(open_ranges) FROM resources_service WHERE id = %s", [minute_of_week(moment), service.pk])
+        cursor.execute(
+            "SELECT %s::int <@ ANY(open_ranges) FROM resources_service WHERE id = %s",
+            [minute_of_week(moment), service.pk],
+        )
         sql = cursor.fetchone()[0]
     assert python is expected
     assert sql is expected

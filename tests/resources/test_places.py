@@ -70,7 +70,13 @@ def test_region_for_place_accepts_a_place_text_or_point() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["moving to Beaumont", "born in houston", "my mom lives in Austin", "got out of the unit in Huntsville", "voy a mudarme a Dallas"],
+    [
+        "moving to Beaumont",
+        "born in houston",
+        "my mom lives in Austin",
+        "got out of the unit in Huntsville",
+        "voy a mudarme a Dallas",
+    ],
 )
 def test_a_place_that_is_not_where_the_person_is_does_not_count(text: str) -> None:
     # LABELING.md: birthplaces, former units, destinations and where other people live are not the region.

@@ -63,7 +63,9 @@ def test_cards_carry_alerts_attributes_and_documents_in_resources_json(spanish: 
 
 def test_match_returns_spanish_cards_for_spanish(spanish: dict[str, int]) -> None:
     cards = match(category="id_documents", region="houston", language="es")
-    assert cards and all(card.service == (Service.objects.get(pk=card.id).description_es or card.service)[:200] for card in cards)
+    assert cards and all(
+        card.service == (Service.objects.get(pk=card.id).description_es or card.service)[:200] for card in cards
+    )
 
 
 def test_a_new_service_without_spanish_falls_back_to_english(spanish: dict[str, int]) -> None:

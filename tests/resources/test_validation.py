@@ -16,8 +16,12 @@ from tests.resources.conftest import make_org
 
 @pytest.mark.parametrize(
     ("raw", "stored", "shown"),
-    [("(713) 970-7000", "+17139707000", "(713) 970-7000"), ("2-1-1", "211", "2-1-1"), ("988", "988", "988"),
-     ("1-800-799-7233", "+18007997233", "(800) 799-7233")],
+    [
+        ("(713) 970-7000", "+17139707000", "(713) 970-7000"),
+        ("2-1-1", "211", "2-1-1"),
+        ("988", "988", "988"),
+        ("1-800-799-7233", "+18007997233", "(800) 799-7233"),
+    ],
 )
 def test_it_stores_phones_as_e164_or_service_codes(raw: str, stored: str, shown: str) -> None:
     assert normalize_phone(raw) == stored
@@ -43,7 +47,9 @@ def test_an_invalid_phone_is_not_saved() -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize(("lat", "lon"), [(40.71, -74.0), (29.76, None), (19.4, -99.1)])
 def test_coordinates_outside_texas_are_refused(lat: float, lon: float | None) -> None:
-    location = Location(organization=make_org("geo"), city="X", region="houston", latitude=lat, longitude=lon, geo_precision="exact")
+    location = Location(
+        organization=make_org("geo"), city="X", region="houston", latitude=lat, longitude=lon, geo_precision="exact"
+    )
     with pytest.raises(ValidationError) as excinfo:
         location.full_clean()
     assert "latitude" in excinfo.value.message_dict

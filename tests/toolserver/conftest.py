@@ -33,7 +33,13 @@ def server_env(django_db_setup: None, django_db_blocker: Any) -> dict[str, str]:
     """The environment of a server subprocess: the pytest test database, demo mode, INFO logs."""
     with django_db_blocker.unblock():
         url = database_url_for_tests()
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="pathways_site.settings", DATABASE_URL=url, DJANGO_ENV="development", LOG_LEVEL="INFO")
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="pathways_site.settings",
+        DATABASE_URL=url,
+        DJANGO_ENV="development",
+        LOG_LEVEL="INFO",
+    )
     env.pop("ANTHROPIC_API_KEY", None)
     env["CELERY_TASK_ALWAYS_EAGER"] = "true"
     return env
@@ -60,8 +66,24 @@ def live_server_url(server_env: dict[str, str], served_data: None) -> Iterator[s
     port = _free_port()
     log = (ROOT / "var" / "mcp-http-server.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "pathways_site.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--lifespan", "off", "--log-level", "warning"],
-        cwd=ROOT, env=server_env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "pathways_site.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--lifespan",
+            "off",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=server_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     try:

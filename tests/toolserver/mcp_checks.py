@@ -22,7 +22,10 @@ async def check_lists_every_tool_with_schemas(client: Any) -> None:
 
 
 async def check_calls_every_tool(client: Any) -> dict[str, Any]:
-    found = await client.call_tool("corpus_search", {"query": "How do I get a Texas state ID card after release?", "language": "en", "category": "id_documents"})
+    found = await client.call_tool(
+        "corpus_search",
+        {"query": "How do I get a Texas state ID card after release?", "language": "en", "category": "id_documents"},
+    )
     assert not found.is_error, found.content
     search = found.structured_content
     assert search["hits"], search
@@ -42,7 +45,9 @@ async def check_calls_every_tool(client: Any) -> dict[str, Any]:
     unverified = await client.call_tool("corpus_entry", {"slug": "tx-gov-508-221"})
     assert unverified.structured_content["decision"] == "do not assert"
 
-    matched = await client.call_tool("resources_match", {"need": "housing", "region": "houston", "place": "77002", "language": "es"})
+    matched = await client.call_tool(
+        "resources_match", {"need": "housing", "region": "houston", "place": "77002", "language": "es"}
+    )
     assert not matched.is_error, matched.content
     cards = matched.structured_content["resources"]
     assert cards and matched.structured_content["place"]
@@ -58,7 +63,11 @@ async def check_calls_every_tool(client: Any) -> dict[str, Any]:
 
 
 async def check_a_gated_search_says_do_not_assert(client: Any) -> None:
-    result = (await client.call_tool("corpus_search", {"query": "what is the capital of Mongolia and its population", "language": "en"})).structured_content
+    result = (
+        await client.call_tool(
+            "corpus_search", {"query": "what is the capital of Mongolia and its population", "language": "en"}
+        )
+    ).structured_content
     assert result["gated"] is True
     assert result["decision"] == "do not assert — hand off"
     assert all(hit["decision"] == "do not assert" for hit in result["hits"])
@@ -82,7 +91,11 @@ async def check_bad_arguments_are_tool_errors(client: Any) -> None:
     assert "slug" in _error_text(await client.call_tool("corpus_entry", {"slug": "no-such-entry"}))
     assert "region" in _error_text(await client.call_tool("resources_match", {"need": "housing", "region": "narnia"}))
     assert "need" in _error_text(await client.call_tool("resources_match", {"need": "unicorns", "region": "houston"}))
-    place = _error_text(await client.call_tool("resources_match", {"need": "housing", "region": "houston", "place": "Springfield, Illinois 62701"}))
+    place = _error_text(
+        await client.call_tool(
+            "resources_match", {"need": "housing", "region": "houston", "place": "Springfield, Illinois 62701"}
+        )
+    )
     assert "place" in place and "Illinois" not in place
     assert "category" in _error_text(await client.call_tool("corpus_search", {"query": "ID", "category": "astrology"}))
     assert "language" in _error_text(await client.call_tool("corpus_search", {"query": "ID", "language": "fr"}))

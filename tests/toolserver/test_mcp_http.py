@@ -36,7 +36,9 @@ def _client(url: str, token: str) -> Client:
     return Client(streamable_http_client(f"{url}/mcp/", http_client=http), read_timeout_seconds=120)
 
 
-async def test_the_sdk_client_lists_calls_and_gets_tool_errors_over_http(live_server_url: str, staff_token: str) -> None:
+async def test_the_sdk_client_lists_calls_and_gets_tool_errors_over_http(
+    live_server_url: str, staff_token: str
+) -> None:
     async with _client(live_server_url, staff_token) as client:
         await mcp_checks.check_lists_every_tool_with_schemas(client)
         await mcp_checks.check_calls_every_tool(client)
@@ -45,11 +47,15 @@ async def test_the_sdk_client_lists_calls_and_gets_tool_errors_over_http(live_se
         await mcp_checks.check_bad_arguments_are_tool_errors(client)
 
 
-def test_mcp_over_http_refuses_a_missing_wrong_or_revoked_token(live_server_url: str, staff_token: str, django_db_blocker: Any) -> None:
+def test_mcp_over_http_refuses_a_missing_wrong_or_revoked_token(
+    live_server_url: str, staff_token: str, django_db_blocker: Any
+) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     assert httpx.post(f"{live_server_url}/mcp/", json=body, headers=headers).status_code == 401
-    wrong = httpx.post(f"{live_server_url}/mcp/", json=body, headers={**headers, "Authorization": "Bearer pwmcp_not-a-token"})
+    wrong = httpx.post(
+        f"{live_server_url}/mcp/", json=body, headers={**headers, "Authorization": "Bearer pwmcp_not-a-token"}
+    )
     assert wrong.status_code == 401
     with django_db_blocker.unblock():
         _row, other = staff_token_create(username="mcp-staff", name="to revoke")

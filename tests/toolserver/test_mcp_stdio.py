@@ -16,11 +16,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("served_data")]
 
 
 def _client(server_env: dict[str, str], errlog: object, *, server: str = "pathways") -> Client:
-    params = StdioServerParameters(command=sys.executable, args=["manage.py", "mcp", "serve", "--server", server], env=server_env, cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["manage.py", "mcp", "serve", "--server", server], env=server_env, cwd=str(ROOT)
+    )
     return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120)
 
 
-async def test_the_sdk_client_lists_calls_and_gets_tool_errors_over_stdio(server_env: dict[str, str], tmp_path: Path) -> None:
+async def test_the_sdk_client_lists_calls_and_gets_tool_errors_over_stdio(
+    server_env: dict[str, str], tmp_path: Path
+) -> None:
     log_path = tmp_path / "stdio-server.log"
     with log_path.open("w") as errlog:
         async with _client(server_env, errlog) as client:

@@ -96,13 +96,21 @@ class Command(BaseCommand):
         channel = item.get("channel") if item.get("channel") in ("web", "sms") else "web"
         evidence = list(loader(slugs=slugs, language=language))
         context = AuditContext(
-            language=language, channel=channel, top_need="other", region=None, gated=False, out_of_state=None,
-            legal_advice_requested=False, max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
+            language=language,
+            channel=channel,
+            top_need="other",
+            region=None,
+            gated=False,
+            out_of_state=None,
+            legal_advice_requested=False,
+            max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
         )
         result = check_draft(draft=item["draft"], evidence=evidence, context=context)
         known = {record.slug for record in evidence}
         return {
             "verdict": result.verdict.value,
-            "findings": [{"rule": f.rule, "claim": f.span, "entry": f.entry, "detail": f.message} for f in result.findings],
+            "findings": [
+                {"rule": f.rule, "claim": f.span, "entry": f.entry, "detail": f.message} for f in result.findings
+            ],
             **({"unknown_evidence": [s for s in slugs if s not in known]} if set(slugs) - known else {}),
         }

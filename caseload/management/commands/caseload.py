@@ -13,18 +13,43 @@ from django.utils import timezone
 DEMO_CASE_MANAGER = "demo-casemanager"
 # Numbers in the 555-0100..0199 block are reserved for fiction: they never reach a real person.
 DEMO_CLIENTS: tuple[dict[str, Any], ...] = (
-    {"name": "Demo client — Alvarez", "days": 3, "supervision": "parole", "phone": "+15125550101",
-     "messages": ["I got out Monday and need a state ID, what documents do I need?"]},
-    {"name": "Demo client — Brooks", "days": 12, "supervision": "mandatory_supervision", "phone": "+12145550102",
-     "messages": ["I missed my appointment with my parole officer yesterday, what happens now?"]},
-    {"name": "Demo client — Chen", "days": 45, "supervision": "probation", "phone": "+17135550103",
-     "messages": ["Can I vote in Texas after a felony?", "talk to a person"]},
-    {"name": "Demo client — Diaz", "days": 120, "supervision": "none", "phone": "+12105550104",
-     "messages": ["¿Dónde puedo encontrar comida en San Antonio?"]},
+    {
+        "name": "Demo client — Alvarez",
+        "days": 3,
+        "supervision": "parole",
+        "phone": "+15125550101",
+        "messages": ["I got out Monday and need a state ID, what documents do I need?"],
+    },
+    {
+        "name": "Demo client — Brooks",
+        "days": 12,
+        "supervision": "mandatory_supervision",
+        "phone": "+12145550102",
+        "messages": ["I missed my appointment with my parole officer yesterday, what happens now?"],
+    },
+    {
+        "name": "Demo client — Chen",
+        "days": 45,
+        "supervision": "probation",
+        "phone": "+17135550103",
+        "messages": ["Can I vote in Texas after a felony?", "talk to a person"],
+    },
+    {
+        "name": "Demo client — Diaz",
+        "days": 120,
+        "supervision": "none",
+        "phone": "+12105550104",
+        "messages": ["¿Dónde puedo encontrar comida en San Antonio?"],
+    },
     {"name": "Demo client — Evans", "days": None, "supervision": "unknown", "phone": "+19155550105", "messages": []},
 )
-UNASSIGNED = {"name": "Demo client — unassigned (on-call)", "days": 6, "supervision": "parole", "phone": "+18065550106",
-              "messages": ["AGENT"]}
+UNASSIGNED = {
+    "name": "Demo client — unassigned (on-call)",
+    "days": 6,
+    "supervision": "parole",
+    "phone": "+18065550106",
+    "messages": ["AGENT"],
+}
 
 
 class Command(BaseCommand):
@@ -32,7 +57,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("action", choices=["seed", "roles", "notice"])
-        parser.add_argument("--no-turns", action="store_true", help="seed: do not run demo messages through the workflow")
+        parser.add_argument(
+            "--no-turns", action="store_true", help="seed: do not run demo messages through the workflow"
+        )
         parser.add_argument("--language", default="en", help="notice: en or es")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -56,7 +83,9 @@ class Command(BaseCommand):
 
         manager = get_user_model().objects.filter(username=DEMO_CASE_MANAGER).first()
         if manager is None:
-            raise CommandError(f"{DEMO_CASE_MANAGER} does not exist: run `manage.py seed_demo` (it calls this command).")
+            raise CommandError(
+                f"{DEMO_CASE_MANAGER} does not exist: run `manage.py seed_demo` (it calls this command)."
+            )
         today = timezone.localdate()
         created = 0
         for spec, owner in [*((spec, manager) for spec in DEMO_CLIENTS), (UNASSIGNED, None)]:

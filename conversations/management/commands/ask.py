@@ -62,7 +62,9 @@ class Command(BaseCommand):
         return conversation
 
     def _ask(self, conversation: Conversation, text: str, language: str | None, channel: str) -> dict[str, Any]:
-        turn, _ = services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language, channel=channel)
+        turn, _ = services.turn_start(
+            conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language, channel=channel
+        )
         turn = services.turn_run(turn_id=turn.pk)
         return selectors.turn_payload(turn)
 

@@ -20,17 +20,28 @@ class Command(BaseCommand):
     help = "Run the pinned evaluation traces through the real workflow and write the JSON and HTML reports."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--suite", action="append", help="suite name (file stem in the traces directory); repeat for several; default all")
+        parser.add_argument(
+            "--suite",
+            action="append",
+            help="suite name (file stem in the traces directory); repeat for several; default all",
+        )
         parser.add_argument("--json", dest="json_out", help="JSON report path (default var/eval.json)")
         parser.add_argument("--html", dest="html_out", help="HTML report path (default var/eval.html)")
         parser.add_argument("--traces", help="traces directory (default tests/evals/traces)")
         parser.add_argument(
-            "--mode", choices=["auto", "demo", "llm"], default="auto",
+            "--mode",
+            choices=["auto", "demo", "llm"],
+            default="auto",
             help="auto: the LLM path when ANTHROPIC_API_KEY is set, else demo; demo: never call a model; llm: require a key",
         )
-        parser.add_argument("--llm", action="store_true", help="same as --mode llm: trace the LLM path (cost, latency, grounding per stratum)")
         parser.add_argument(
-            "--fake-transport", action="store_true",
+            "--llm",
+            action="store_true",
+            help="same as --mode llm: trace the LLM path (cost, latency, grounding per stratum)",
+        )
+        parser.add_argument(
+            "--fake-transport",
+            action="store_true",
             help="answer model calls with the offline stand-in of the Messages API (CI: no key, no network)",
         )
         parser.add_argument("--check-floors", action="store_true", help="exit with an error when a floor is missed")
@@ -50,7 +61,10 @@ class Command(BaseCommand):
         overrides: dict[str, Any] = {"ANTHROPIC_API_KEY": ""} if options["mode"] == "demo" else {}
         if fake:
             # The stand-in needs a key to turn the LLM path on; it never leaves the machine.
-            overrides = {"ANTHROPIC_API_KEY": settings.ANTHROPIC_API_KEY or "sk-ant-offline-standin", "LLM_MAX_RETRIES": 0}
+            overrides = {
+                "ANTHROPIC_API_KEY": settings.ANTHROPIC_API_KEY or "sk-ant-offline-standin",
+                "LLM_MAX_RETRIES": 0,
+            }
         started = time.perf_counter()
         with override_settings(**overrides):
             if fake:
@@ -80,11 +94,15 @@ class Command(BaseCommand):
 
     def _print_summary(self, data: dict[str, Any], json_path: Path, html_path: Path) -> None:
         overall = data["overall"]
-        self.stdout.write(f"{overall['traces']} traces, {overall['turns']} turns, mode {data['mode']}, {data['seconds']} s")
+        self.stdout.write(
+            f"{overall['traces']} traces, {overall['turns']} turns, mode {data['mode']}, {data['seconds']} s"
+        )
         for name, rate in overall["rates"].items():
             if rate["rate"] is not None:
                 low, high = rate["ci95"]
-                self.stdout.write(f"  {name:<26} {rate['rate']:.3f}  ({rate['k']}/{rate['n']}, 95% CI {low:.3f} to {high:.3f})")
+                self.stdout.write(
+                    f"  {name:<26} {rate['rate']:.3f}  ({rate['k']}/{rate['n']}, 95% CI {low:.3f} to {high:.3f})"
+                )
         for name, value in overall["counts"].items():
             self.stdout.write(f"  {name:<26} {value}")
         latency, llm = overall["latency_ms"], overall["llm"]

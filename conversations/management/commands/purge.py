@@ -20,4 +20,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         result = conversations_purge_expired(now=timezone.now(), dry_run=options["dry_run"])
         verb = "would delete" if options["dry_run"] else "deleted"
-        self.stdout.write(f"{verb} (older than {result['cutoff']}): " + json.dumps({k: v for k, v in result.items() if k not in ("cutoff", "dry_run")}))
+        self.stdout.write(
+            f"{verb} (older than {result['cutoff']}): "
+            + json.dumps({k: v for k, v in result.items() if k not in ("cutoff", "dry_run")})
+        )

@@ -19,7 +19,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="action", required=True)
-        split = sub.add_parser("split", help="split training authors' files into train.jsonl and dev.jsonl (by id hash)")
+        split = sub.add_parser(
+            "split", help="split training authors' files into train.jsonl and dev.jsonl (by id hash)"
+        )
         split.add_argument("files", nargs="+")
         split.add_argument("--dev-share", type=float, default=0.15)
         sub.add_parser("train", help="train on train.jsonl, choose thresholds on dev.jsonl, write the artifact")
@@ -27,8 +29,12 @@ class Command(BaseCommand):
         ev.add_argument("--split", choices=["blind", "dev"], default="blind")
         ev.add_argument("--report-dir", default=None, help="where the JSON/HTML report goes (default var/)")
         ev.add_argument("--no-floors", action="store_true", help="report only; do not fail below the floors")
-        ev.add_argument("--floors", choices=["goal", "regression"], default="goal",
-                        help="goal: the issue's targets (make validate); regression: the shipped model's own floor (make test)")
+        ev.add_argument(
+            "--floors",
+            choices=["goal", "regression"],
+            default="goal",
+            help="goal: the issue's targets (make validate); regression: the shipped model's own floor (make test)",
+        )
         sub.add_parser("card", help="write MODEL_CARD.md from the artifact and the last blind report")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -41,7 +47,9 @@ class Command(BaseCommand):
         messages: list[data.Message] = []
         for name in options["files"]:
             messages.extend(data.read_messages(Path(name)))
-        blind = data.read_messages(data.BLIND_MESSAGES) + [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c]
+        blind = data.read_messages(data.BLIND_MESSAGES) + [
+            t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
+        ]
         # A training message that happens to repeat a blind one is dropped from training, never the reverse.
         blind_keys = {data.text_key(m.text) for m in blind}
         dropped = sorted(m.id for m in messages if data.text_key(m.text) in blind_keys)
@@ -56,10 +64,23 @@ class Command(BaseCommand):
         for path, rows in ((data.TRAIN, train_rows), (data.DEV, dev_rows)):
             with path.open("w", encoding="utf-8") as handle:
                 for m in rows:
-                    handle.write(json.dumps({
-                        "id": m.id, "text": m.text, "channel": m.channel, "language": m.language, "crisis": m.crisis,
-                        "top_need": m.top_need, "region": m.region, "expect": list(m.expect), "pii_values": list(m.pii_values),
-                    }, ensure_ascii=False) + "\n")
+                    handle.write(
+                        json.dumps(
+                            {
+                                "id": m.id,
+                                "text": m.text,
+                                "channel": m.channel,
+                                "language": m.language,
+                                "crisis": m.crisis,
+                                "top_need": m.top_need,
+                                "region": m.region,
+                                "expect": list(m.expect),
+                                "pii_values": list(m.pii_values),
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
         self.stdout.write(f"train {len(train_rows)}, dev {len(dev_rows)}")
 
     def _train(self, options: dict[str, Any]) -> None:
@@ -68,7 +89,9 @@ class Command(BaseCommand):
 
         train_rows, dev_rows = data.read_messages(data.TRAIN), data.read_messages(data.DEV)
         data.verify_blind()
-        blind = data.read_messages(data.BLIND_MESSAGES) + [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c]
+        blind = data.read_messages(data.BLIND_MESSAGES) + [
+            t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
+        ]
         data.assert_disjoint(train_rows + dev_rows, blind)
         meta, arrays = train.train(train.prepare(train_rows, embed_one), train.prepare(dev_rows, embed_one))
         path = train.write_artifact(meta, arrays)
@@ -92,8 +115,12 @@ class Command(BaseCommand):
             conversations = evaluate.conversation_metrics(turns)
         values = evaluate.headline_values(messages, conversations)
         report = {
-            "split": options["split"], "model_version": model.version, "floors": evaluate.FLOORS,
-            "headline": values, "messages": messages, "conversations": conversations,
+            "split": options["split"],
+            "model_version": model.version,
+            "floors": evaluate.FLOORS,
+            "headline": values,
+            "messages": messages,
+            "conversations": conversations,
             "blind_hashes": data.blind_hashes() if options["split"] == "blind" else None,
         }
         directory = Path(options["report_dir"]) if options["report_dir"] else Path(settings.BASE_DIR) / "var"

@@ -17,7 +17,9 @@ class Command(BaseCommand):
         sub = parser.add_subparsers(dest="action", required=True)
         resume = sub.add_parser("resume", help="resume running turns")
         resume.add_argument("--turn", action="append", dest="turn_ids", help="only this turn (repeatable)")
-        resume.add_argument("--older-than", type=int, default=0, help="only turns started this many seconds ago or more")
+        resume.add_argument(
+            "--older-than", type=int, default=0, help="only turns started this many seconds ago or more"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         count = turns_resume(turn_ids=options.get("turn_ids"), older_than=timedelta(seconds=options["older_than"]))

@@ -43,10 +43,18 @@ class Command(BaseCommand):
         evaluate.add_argument("--no-write", action="store_true", help="do not update corpus/calibration.json")
 
         gate = sub.add_parser("train-gate", help="train the answerability gate (train set), threshold on dev, write it")
-        gate.add_argument("--no-write", action="store_true", help="report on dev without writing corpus/answerability.json")
-        evaluate.add_argument("--blind", action="store_true", help="report the shipped gate and retrieval on the frozen blind set")
-        evaluate.add_argument("--floors", choices=["goal", "regression"], default=None,
-                              help="with --blind: fail below the issue's targets (goal) or the shipped gate's own floor")
+        gate.add_argument(
+            "--no-write", action="store_true", help="report on dev without writing corpus/answerability.json"
+        )
+        evaluate.add_argument(
+            "--blind", action="store_true", help="report the shipped gate and retrieval on the frozen blind set"
+        )
+        evaluate.add_argument(
+            "--floors",
+            choices=["goal", "regression"],
+            default=None,
+            help="with --blind: fail below the issue's targets (goal) or the shipped gate's own floor",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         getattr(self, f"_{options['action'].replace('-', '_')}")(options)
@@ -85,14 +93,21 @@ class Command(BaseCommand):
             .order_by("category")
         )
         by_category = {row.pop("category"): row for row in rows}
-        totals = {key: sum(row[key] for row in by_category.values()) for key in ("entries", "verified", "assertable", "unembedded")}
+        totals = {
+            key: sum(row[key] for row in by_category.values())
+            for key in ("entries", "verified", "assertable", "unembedded")
+        }
         if options["json"]:
             self.stdout.write(json.dumps({"total": totals, "categories": by_category}))
             return
         self.stdout.write(f"{'category':<16}{'entries':>8}{'verified':>10}{'assertable':>12}{'unembedded':>12}")
         for category, row in by_category.items():
-            self.stdout.write(f"{category:<16}{row['entries']:>8}{row['verified']:>10}{row['assertable']:>12}{row['unembedded']:>12}")
-        self.stdout.write(f"{'total':<16}{totals['entries']:>8}{totals['verified']:>10}{totals['assertable']:>12}{totals['unembedded']:>12}")
+            self.stdout.write(
+                f"{category:<16}{row['entries']:>8}{row['verified']:>10}{row['assertable']:>12}{row['unembedded']:>12}"
+            )
+        self.stdout.write(
+            f"{'total':<16}{totals['entries']:>8}{totals['verified']:>10}{totals['assertable']:>12}{totals['unembedded']:>12}"
+        )
 
     def _search(self, options: dict[str, Any]) -> None:
         from corpus.selectors import corpus_search
@@ -101,7 +116,7 @@ class Command(BaseCommand):
             self._search_jsonl(options)
             return
         if options["query"] is None:
-            raise CommandError('give a QUERY or --jsonl IN.jsonl')
+            raise CommandError("give a QUERY or --jsonl IN.jsonl")
         try:
             result = corpus_search(
                 query=options["query"], language=options["language"], category=options["category"], k=options["k"]
@@ -150,7 +165,9 @@ class Command(BaseCommand):
         from corpus import answerability, gate_training
 
         need_for = gate_training.need_resolver()
-        train = gate_training.observe((q for path in gate_training.TRAIN_FILES for q in gate_training.read(path)), need_for)
+        train = gate_training.observe(
+            (q for path in gate_training.TRAIN_FILES for q in gate_training.read(path)), need_for
+        )
         dev = gate_training.observe(gate_training.read(gate_training.DEV_FILE), need_for)
         payload = gate_training.fit(train, dev)
         gate = answerability.gate_from_json(payload)
@@ -159,15 +176,27 @@ class Command(BaseCommand):
             "workflow": gate_training.report(gate_training.workflow_view(dev, gate), gate),
         }
         self._print_table("dev set, corpus search (no need filter)", payload["dev_figures"]["search"])
-        self._print_table("dev set, as the workflow searches (within intake's need, widened when gated)", payload["dev_figures"]["workflow"])
+        self._print_table(
+            "dev set, as the workflow searches (within intake's need, widened when gated)",
+            payload["dev_figures"]["workflow"],
+        )
         self.stdout.write(f"threshold {payload['threshold']:.2f}, version {payload['version']}")
         if not options["no_write"]:
             self.stdout.write(f"wrote {gate_training.write_artifact(payload)}")
 
     def _print_table(self, title: str, figures: dict[str, Any]) -> None:
         self.stdout.write(f"{title}: {figures['questions']} questions")
-        for key in ("recall_at_5", "recall_at_5_en", "recall_at_5_es", "unanswerable_handed_off", "answerable_blocked",
-                    "unanswerable_handed_off_en", "unanswerable_handed_off_es", "answerable_blocked_en", "answerable_blocked_es"):
+        for key in (
+            "recall_at_5",
+            "recall_at_5_en",
+            "recall_at_5_es",
+            "unanswerable_handed_off",
+            "answerable_blocked",
+            "unanswerable_handed_off_en",
+            "unanswerable_handed_off_es",
+            "answerable_blocked_en",
+            "answerable_blocked_es",
+        ):
             row = figures[key]
             ci = row["ci95"] or [None, None]
             self.stdout.write(f"  {key:28} {row['rate']}  ({row['k']}/{row['n']}, 95 % CI {ci[0]}-{ci[1]})")

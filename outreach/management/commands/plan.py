@@ -19,9 +19,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--release-date", required=True, help="YYYY-MM-DD")
-        parser.add_argument("--region", required=True, help="a region code (houston), a Texas county ('Bexar County'), a city or a ZIP")
+        parser.add_argument(
+            "--region", required=True, help="a region code (houston), a Texas county ('Bexar County'), a city or a ZIP"
+        )
         parser.add_argument("--supervision", choices=SUPERVISION, default="unknown")
-        parser.add_argument("--need", action="append", default=[], help="an extra need category (repeatable), e.g. employment")
+        parser.add_argument(
+            "--need", action="append", default=[], help="an extra need category (repeatable), e.g. employment"
+        )
         parser.add_argument("--language", choices=("en", "es"), default="en")
         parser.add_argument("--today", help="YYYY-MM-DD (tests and pre-release meetings planned ahead)")
         parser.add_argument("--json", action="store_true")
@@ -35,8 +39,12 @@ class Command(BaseCommand):
             raise CommandError("--release-date and --today take YYYY-MM-DD") from None
         try:
             request = plan_request_make(
-                release_date=release, destination=str(options["region"]), supervision=str(options["supervision"]),
-                needs=tuple(options["need"]), language=language, today=today,  # type: ignore[arg-type]
+                release_date=release,
+                destination=str(options["region"]),
+                supervision=str(options["supervision"]),
+                needs=tuple(options["need"]),
+                language=language,
+                today=today,  # type: ignore[arg-type]
             )
         except PlanError as exc:
             payload: dict[str, object] = {"error": exc.as_json(language)}

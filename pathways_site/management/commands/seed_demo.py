@@ -48,7 +48,9 @@ class Command(BaseCommand):
             with path.open("a") as handle:
                 handle.write("\n".join(lines) + "\n")
             path.chmod(0o600)
-            self.stdout.write(self.style.WARNING("Demo accounts created (shown once; also appended to var/demo-accounts.txt):"))
+            self.stdout.write(
+                self.style.WARNING("Demo accounts created (shown once; also appended to var/demo-accounts.txt):")
+            )
             for username, password in created:
                 self.stdout.write(f"  {username:<18} {password}")
         else:

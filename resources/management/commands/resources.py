@@ -53,8 +53,12 @@ class Command(BaseCommand):
         counts = directory_load(path=options["file"], update=options["update"])
         spanish = spanish_overlay_apply()
         if options.get("verbosity", 1):
-            self.stdout.write(f"resources: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged")
-            self.stdout.write(f"resources: Spanish for {spanish['services']} services, {spanish['documents']} documents, {spanish['hours']} hours")
+            self.stdout.write(
+                f"resources: {counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged"
+            )
+            self.stdout.write(
+                f"resources: Spanish for {spanish['services']} services, {spanish['documents']} documents, {spanish['hours']} hours"
+            )
 
     def _refresh(self, options: dict[str, Any]) -> None:
         from resources.feeds import feeds_refresh_all
@@ -63,7 +67,11 @@ class Command(BaseCommand):
         if not refreshes:
             self.stdout.write("No organization with a feed URL.")
         for refresh in refreshes:
-            detail = f"{refresh.change_requests_created} change request(s)" if refresh.status == "ok" else f"{refresh.error_code}: {refresh.error_message}"
+            detail = (
+                f"{refresh.change_requests_created} change request(s)"
+                if refresh.status == "ok"
+                else f"{refresh.error_code}: {refresh.error_message}"
+            )
             self.stdout.write(f"{refresh.organization.slug}: {refresh.status} — {detail}")
 
     def _match(self, options: dict[str, Any]) -> None:
@@ -78,8 +86,12 @@ class Command(BaseCommand):
             near = (place.lat, place.lon)
             region = region or place.region
         cards = match(
-            category=options["category"], region=region, near=near, language=options["language"],
-            limit=options["limit"], needs=tuple(options["need"]),
+            category=options["category"],
+            region=region,
+            near=near,
+            language=options["language"],
+            limit=options["limit"],
+            needs=tuple(options["need"]),
         )
         if options["json"]:
             self.stdout.write(json.dumps([card.as_dict() for card in cards], indent=2, ensure_ascii=False))
@@ -106,7 +118,9 @@ class Command(BaseCommand):
                 row.append(f"{cell.count:>7}/{cell.target}" if cell.filled else f"{cell.count:>6}/{cell.target}!")
             self.stdout.write(f"{region:18}" + " ".join(row))
         filled = sum(1 for cell in report.cells if cell.filled)
-        self.stdout.write(f"{filled}/{len(report.cells)} cells at target; {len(report.empty)} empty; {report.total_services} services")
+        self.stdout.write(
+            f"{filled}/{len(report.cells)} cells at target; {len(report.empty)} empty; {report.total_services} services"
+        )
         if report.empty:
             self.stdout.write("empty: " + ", ".join(f"{cell.region}/{cell.need}" for cell in report.empty))
         self.stdout.write(f"checked more than 180 days ago: {len(report.stale)}; never dated: {len(report.undated)}")

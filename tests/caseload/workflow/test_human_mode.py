@@ -15,12 +15,16 @@ pytestmark = pytest.mark.django_db
 
 
 def _turn(conversation: Conversation, text: str, channel: str) -> Turn:
-    turn, _ = conversation_services.turn_start(conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, channel=channel)
+    turn, _ = conversation_services.turn_start(
+        conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, channel=channel
+    )
     return conversation_services.turn_run(turn_id=turn.pk)
 
 
 @pytest.mark.parametrize("channel", ["web", "sms"])
-def test_in_human_mode_the_reply_is_withheld_and_only_suggested(cast: Any, channel: str, fake_twilio: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_in_human_mode_the_reply_is_withheld_and_only_suggested(
+    cast: Any, channel: str, fake_twilio: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     Conversation.objects.filter(pk=cast.conv_a.pk).update(channel=channel)
     services.conversation_take_over(conversation_id=cast.conv_a.pk, user=cast.cm_a)
     before = set(OutboundMessage.objects.values_list("pk", flat=True))
@@ -38,7 +42,9 @@ def test_in_human_mode_the_reply_is_withheld_and_only_suggested(cast: Any, chann
     assert fake_twilio.requests == []  # no automated message reached Twilio
 
 
-def test_a_crisis_in_human_mode_still_gets_the_immediate_handoff_and_flags_the_case_manager(cast: Any, fake_twilio: Any, django_capture_on_commit_callbacks: Any) -> None:
+def test_a_crisis_in_human_mode_still_gets_the_immediate_handoff_and_flags_the_case_manager(
+    cast: Any, fake_twilio: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     from conversations.services import contact_for_phone
 
     contact, _ = contact_for_phone(phone="+15125550143")
@@ -78,7 +84,9 @@ def test_the_person_who_asked_for_a_human_is_told_what_happens_next(cast: Any) -
     try:
         from conversations.workflow import extensions  # noqa: F401
     except ImportError:
-        pytest.skip("conversations.workflow.extensions (the notice hook) is not in the workflow yet — see caseload/README.md")
+        pytest.skip(
+            "conversations.workflow.extensions (the notice hook) is not in the workflow yet — see caseload/README.md"
+        )
     mine, _ = conversation_services.conversation_create(channel="web", contact=cast.conv_a.contact)
     turn = _turn(mine, "HUMANO", "web")
     assert "case manager" in turn.reply or "administrador de casos" in turn.reply

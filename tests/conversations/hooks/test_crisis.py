@@ -154,8 +154,12 @@ class Opinion:
 
 def test_a_model_cannot_downgrade_a_rule_hit() -> None:
     rules = detect_crisis("i want to kill myself")
-    for opinion in (None, Opinion("none", "none"), Opinion("housing_emergency", "elevated"),
-                    Opinion("suicide_self_harm", "elevated")):
+    for opinion in (
+        None,
+        Opinion("none", "none"),
+        Opinion("housing_emergency", "elevated"),
+        Opinion("suicide_self_harm", "elevated"),
+    ):
         combined = combine_crisis(rules, opinion)
         assert combined.category == "suicide_self_harm"
         assert SEVERITIES.index(combined.severity) >= SEVERITIES.index(rules.severity)
@@ -187,7 +191,11 @@ def test_a_malformed_model_opinion_is_ignored_or_read_conservatively() -> None:
 
 def test_every_category_and_severity_is_one_the_workflow_knows() -> None:
     assert set(CRISIS_CATEGORIES) == {
-        "suicide_self_harm", "domestic_violence", "medical_emergency_overdose", "immediate_danger",
-        "sexual_assault", "housing_emergency",
+        "suicide_self_harm",
+        "domestic_violence",
+        "medical_emergency_overdose",
+        "immediate_danger",
+        "sexual_assault",
+        "housing_emergency",
     }
     assert SEVERITIES == ("none", "elevated", "high", "imminent")

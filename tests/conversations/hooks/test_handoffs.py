@@ -15,7 +15,9 @@ ALL = [(category, language) for category in HANDOFF_CATEGORIES for language in (
 
 
 def test_every_crisis_category_and_workflow_handoff_exists() -> None:
-    assert set(CRISIS_CATEGORIES) | {"legal_aid", "out_of_state", "uncertain", "bound_breach"} == set(HANDOFF_CATEGORIES)
+    assert set(CRISIS_CATEGORIES) | {"legal_aid", "out_of_state", "uncertain", "bound_breach"} == set(
+        HANDOFF_CATEGORIES
+    )
 
 
 @pytest.mark.parametrize(("category", "language"), ALL)
@@ -56,7 +58,16 @@ def test_each_handoff_names_its_line_in_both_languages(category: str, must_say: 
 @pytest.mark.parametrize(("category", "language"), ALL)
 def test_handoffs_do_not_moralize(category: str, language: str) -> None:
     text = handoff_for(category, language).text.lower()
-    for phrase in ("you should", "you must", "shouldn't have", "bad choice", "was your fault", "is your fault", "deberías", "debes"):
+    for phrase in (
+        "you should",
+        "you must",
+        "shouldn't have",
+        "bad choice",
+        "was your fault",
+        "is your fault",
+        "deberías",
+        "debes",
+    ):
         assert phrase not in text
 
 

@@ -32,7 +32,9 @@ def test_runtime_text_features_equal_the_trainers_tfidf() -> None:
     vectorizer = TfidfVectorizer(analyzer=analyze, sublinear_tf=True, norm="l2").fit(texts)
     vocabulary = [g for g, _ in sorted(vectorizer.vocabulary_.items(), key=lambda item: item[1])]
     arrays = {"idf": vectorizer.idf_}
-    model = MessageModel({"version": "t", "vocabulary": vocabulary, "embedding_weight": 1.0, "heads": {}, "thresholds": {}}, arrays)
+    model = MessageModel(
+        {"version": "t", "vocabulary": vocabulary, "embedding_weight": 1.0, "heads": {}, "thresholds": {}}, arrays
+    )
     for text in [*texts, "renta renta tomorrow"]:
         idx, val = model.text_features(text)
         dense = np.zeros(len(vocabulary))

@@ -15,11 +15,44 @@ from conversations.hooks.pii import PII_TYPES
 # Every code point, lone surrogates included: input can arrive from any channel.
 ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=300)
 PII_FRAGMENTS = [
-    "713-555-0182", "(832) 555 0199", "555-0142", "+52 81 1234 5678", "412-55-7890", "512889034",
-    "TDCJ# 01234567", "SID 12345678", "dob 3/14/85", "born March 14, 1985", "a.b+c@gmail.com",
-    "4111 1111 1111 1111", "4521 Bellaire Blvd apt 12", "calle Hidalgo 234", "my name is Ana Lopez",
-    "me llamo José", "Houston 77002", "1-800-799-7233", "988", "$240", "2019", "#", "-", "/", " ", "\n",
-    "1", "12", "123", "1234", "st", "ave", "at", "gmail", "dot", "com", "[SSN]", "[PHONE]",
+    "713-555-0182",
+    "(832) 555 0199",
+    "555-0142",
+    "+52 81 1234 5678",
+    "412-55-7890",
+    "512889034",
+    "TDCJ# 01234567",
+    "SID 12345678",
+    "dob 3/14/85",
+    "born March 14, 1985",
+    "a.b+c@gmail.com",
+    "4111 1111 1111 1111",
+    "4521 Bellaire Blvd apt 12",
+    "calle Hidalgo 234",
+    "my name is Ana Lopez",
+    "me llamo José",
+    "Houston 77002",
+    "1-800-799-7233",
+    "988",
+    "$240",
+    "2019",
+    "#",
+    "-",
+    "/",
+    " ",
+    "\n",
+    "1",
+    "12",
+    "123",
+    "1234",
+    "st",
+    "ave",
+    "at",
+    "gmail",
+    "dot",
+    "com",
+    "[SSN]",
+    "[PHONE]",
 ]
 PII_SOUP = st.lists(st.sampled_from(PII_FRAGMENTS) | st.text(max_size=6), max_size=12).map("".join)
 CRISIS_ROWS: list[dict[str, Any]] = load_jsonl(DEV_DIR / "crisis_dev.jsonl")
@@ -73,11 +106,14 @@ def test_crisis_detection_is_stable_under_case_whitespace_and_zero_width(pair: t
     assert detect_crisis(noisy).category == detect_crisis(original).category
 
 
-OPINIONS = st.builds(
-    lambda c, s: type("Opinion", (), {"category": c, "severity": s})(),
-    st.sampled_from([*CRISIS_CATEGORIES, "none", "junk"]),
-    st.sampled_from([*SEVERITIES, "junk"]),
-) | st.none()
+OPINIONS = (
+    st.builds(
+        lambda c, s: type("Opinion", (), {"category": c, "severity": s})(),
+        st.sampled_from([*CRISIS_CATEGORIES, "none", "junk"]),
+        st.sampled_from([*SEVERITIES, "junk"]),
+    )
+    | st.none()
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -80,8 +80,22 @@ def new_sid() -> str:
 def post_sms(client: Client, django_capture_on_commit_callbacks: Callable[..., Any]) -> Callable[..., Any]:
     """POST a correctly signed inbound SMS webhook; on-commit callbacks run (dispatch is faked separately)."""
 
-    def post(body: str, *, sid: str | None = None, sender: str = PERSON, headers: dict[str, str] | None = None, url: str = "http://testserver/sms/twilio/inbound") -> Any:
-        params = {"MessageSid": sid or new_sid(), "AccountSid": ACCOUNT_SID, "From": sender, "To": FROM_NUMBER, "Body": body, "NumMedia": "0"}
+    def post(
+        body: str,
+        *,
+        sid: str | None = None,
+        sender: str = PERSON,
+        headers: dict[str, str] | None = None,
+        url: str = "http://testserver/sms/twilio/inbound",
+    ) -> Any:
+        params = {
+            "MessageSid": sid or new_sid(),
+            "AccountSid": ACCOUNT_SID,
+            "From": sender,
+            "To": FROM_NUMBER,
+            "Body": body,
+            "NumMedia": "0",
+        }
         extra = {"HTTP_X_TWILIO_SIGNATURE": sign(url, params)}
         for key, value in (headers or {}).items():
             extra["HTTP_" + key.upper().replace("-", "_")] = value

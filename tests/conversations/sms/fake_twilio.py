@@ -48,7 +48,16 @@ class FakeTwilio:
         return [r for r in self.requests if r["answered"] == 201]
 
     def fail_next(self, status: int, code: int | None = None, *, delay: float = 0.0) -> None:
-        body = {"code": code, "message": "fake error", "more_info": f"https://www.twilio.com/docs/errors/{code}", "status": status} if code else {"message": "fake error", "status": status}
+        body = (
+            {
+                "code": code,
+                "message": "fake error",
+                "more_info": f"https://www.twilio.com/docs/errors/{code}",
+                "status": status,
+            }
+            if code
+            else {"message": "fake error", "status": status}
+        )
         self.script.append(Scripted(status, body, delay))
 
     def slow_next(self, delay: float) -> None:
@@ -78,12 +87,26 @@ class FakeTwilio:
         record["answered"] = 201
         record["sid"] = sid
         return 201, {
-            "sid": sid, "account_sid": self.account_sid, "to": form.get("To"), "from": form.get("From"),
-            "body": form.get("Body"), "status": "queued", "num_segments": "1", "direction": "outbound-api",
-            "api_version": "2010-04-01", "price": None, "error_code": None, "error_message": None,
+            "sid": sid,
+            "account_sid": self.account_sid,
+            "to": form.get("To"),
+            "from": form.get("From"),
+            "body": form.get("Body"),
+            "status": "queued",
+            "num_segments": "1",
+            "direction": "outbound-api",
+            "api_version": "2010-04-01",
+            "price": None,
+            "error_code": None,
+            "error_message": None,
             "uri": f"/2010-04-01/Accounts/{self.account_sid}/Messages/{sid}.json",
-            "date_created": "Mon, 05 Jan 2026 17:00:00 +0000", "date_updated": "Mon, 05 Jan 2026 17:00:00 +0000",
-            "date_sent": None, "messaging_service_sid": None, "num_media": "0", "price_unit": "USD", "subresource_uris": {},
+            "date_created": "Mon, 05 Jan 2026 17:00:00 +0000",
+            "date_updated": "Mon, 05 Jan 2026 17:00:00 +0000",
+            "date_sent": None,
+            "messaging_service_sid": None,
+            "num_media": "0",
+            "price_unit": "USD",
+            "subresource_uris": {},
         }
 
     def start(self) -> FakeTwilio:

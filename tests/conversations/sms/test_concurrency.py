@@ -19,7 +19,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def signed_post(sid: str, body: str, sender_number: str = PERSON) -> int:
     params = {"MessageSid": sid, "AccountSid": ACCOUNT_SID, "From": sender_number, "To": FROM_NUMBER, "Body": body}
-    return Client().post("/sms/twilio/inbound", params, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver/sms/twilio/inbound", params)).status_code
+    return (
+        Client()
+        .post(
+            "/sms/twilio/inbound", params, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver/sms/twilio/inbound", params)
+        )
+        .status_code
+    )
 
 
 def test_concurrent_duplicate_webhooks_create_exactly_one_turn(dispatched) -> None:

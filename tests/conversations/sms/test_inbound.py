@@ -78,6 +78,8 @@ def test_a_signed_request_without_a_message_sid_is_a_bad_request(client) -> None
     from tests.conversations.sms.conftest import sign
 
     form = {"From": PERSON, "Body": "hi"}
-    response = client.post("/sms/twilio/inbound", form, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver/sms/twilio/inbound", form))
+    response = client.post(
+        "/sms/twilio/inbound", form, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver/sms/twilio/inbound", form)
+    )
     assert response.status_code == 400
     assert not InboundSms.objects.exists()

@@ -19,7 +19,9 @@ def broker(settings) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = False  # the webhook hands the decision to a worker
 
 
-def test_the_webhook_records_a_pending_row_and_queues_its_decision(broker, post_sms, dispatched, django_capture_on_commit_callbacks) -> None:
+def test_the_webhook_records_a_pending_row_and_queues_its_decision(
+    broker, post_sms, dispatched, django_capture_on_commit_callbacks
+) -> None:
     response = post_sms("I need a job in Dallas, call me at 512-555-0199")
     assert response.status_code == 200 and b"<Response/>" in response.content
     inbound = InboundSms.objects.get(message_sid=response.sid)
@@ -78,7 +80,9 @@ def test_pending_rows_whose_task_was_lost_are_swept(broker, post_sms, dispatched
     assert sms_services.inbound_process_pending(now=later) == 0
 
 
-def test_one_row_that_fails_does_not_hold_back_the_rows_behind_it(broker, post_sms, dispatched, monkeypatch, caplog) -> None:
+def test_one_row_that_fails_does_not_hold_back_the_rows_behind_it(
+    broker, post_sms, dispatched, monkeypatch, caplog
+) -> None:
     post_sms("how do I get an ID in Houston")
     post_sms("need food in El Paso", sender="+15125550188")
     dispatched.calls.clear()  # the broker lost both tasks

@@ -58,7 +58,15 @@ def test_start_keywords_opt_back_in_with_a_confirmation(post_sms, dispatched, wo
     assert confirmation.status == "approved"
 
 
-@pytest.mark.parametrize(("word", "language", "fragment"), [("HELP", "en", "Call or text 988"), ("help", "en", "988"), ("AYUDA", "es", "envíe un texto al 988"), ("ayuda", "es", "988")])
+@pytest.mark.parametrize(
+    ("word", "language", "fragment"),
+    [
+        ("HELP", "en", "Call or text 988"),
+        ("help", "en", "988"),
+        ("AYUDA", "es", "envíe un texto al 988"),
+        ("ayuda", "es", "988"),
+    ],
+)
 def test_help_keywords_answer_with_the_crisis_line(post_sms, dispatched, word, language, fragment) -> None:
     post_sms(word)
     message = OutboundMessage.objects.get()

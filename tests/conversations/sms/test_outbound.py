@@ -23,9 +23,13 @@ def conversation() -> Conversation:
     return conversation
 
 
-def pending(conversation: Conversation, body: str = "Call Workforce Solutions at 713-555-0100.", **fields) -> OutboundMessage:
+def pending(
+    conversation: Conversation, body: str = "Call Workforce Solutions at 713-555-0100.", **fields
+) -> OutboundMessage:
     fields.setdefault("status", "pending_approval")
-    return OutboundMessage.objects.create(conversation=conversation, kind=fields.pop("kind", "reply"), body=body, draft_body=body, **fields)
+    return OutboundMessage.objects.create(
+        conversation=conversation, kind=fields.pop("kind", "reply"), body=body, draft_body=body, **fields
+    )
 
 
 def approve(message: OutboundMessage, capture, **kwargs) -> OutboundMessage:
@@ -35,7 +39,9 @@ def approve(message: OutboundMessage, capture, **kwargs) -> OutboundMessage:
     return message
 
 
-def test_approval_sends_exactly_once_and_records_the_sid(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_approval_sends_exactly_once_and_records_the_sid(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     message = approve(pending(conversation), django_capture_on_commit_callbacks)
     assert len(fake_twilio.requests) == 1
     request = fake_twilio.requests[0]
@@ -52,8 +58,12 @@ def test_approval_sends_exactly_once_and_records_the_sid(conversation, fake_twil
     assert len(fake_twilio.requests) == 1
 
 
-def test_edit_and_approve_sends_the_edited_text_and_keeps_the_draft(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
-    message = approve(pending(conversation, "draft text"), django_capture_on_commit_callbacks, body="Edited by your case manager.")
+def test_edit_and_approve_sends_the_edited_text_and_keeps_the_draft(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
+    message = approve(
+        pending(conversation, "draft text"), django_capture_on_commit_callbacks, body="Edited by your case manager."
+    )
     assert fake_twilio.sent[0]["form"]["Body"].startswith("Edited by your case manager.")
     assert message.draft_body == "draft text"
     assert AuditEvent.objects.get(action="outbound.approved", object_id=str(message.pk)).data["edited"] is True
@@ -71,7 +81,9 @@ def test_reject_needs_a_reason_and_sends_nothing(conversation, fake_twilio) -> N
     assert fake_twilio.requests == []
 
 
-def test_a_server_error_is_retried_and_the_message_goes_once(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_a_server_error_is_retried_and_the_message_goes_once(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     fake_twilio.fail_next(500)
     fake_twilio.fail_next(503)
     message = approve(pending(conversation), django_capture_on_commit_callbacks)
@@ -98,21 +110,27 @@ def test_retries_are_bounded(conversation, fake_twilio, django_capture_on_commit
 
 
 @pytest.mark.parametrize("code", [21211, 21614])
-def test_an_invalid_number_fails_permanently_without_retry(conversation, fake_twilio, django_capture_on_commit_callbacks, code) -> None:
+def test_an_invalid_number_fails_permanently_without_retry(
+    conversation, fake_twilio, django_capture_on_commit_callbacks, code
+) -> None:
     fake_twilio.fail_next(400, code)
     message = approve(pending(conversation), django_capture_on_commit_callbacks)
     assert len(fake_twilio.requests) == 1
     assert message.status == "failed" and message.error_code == str(code)
 
 
-def test_a_carrier_opt_out_error_opts_the_contact_out(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_a_carrier_opt_out_error_opts_the_contact_out(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     fake_twilio.fail_next(400, 21610)
     message = approve(pending(conversation), django_capture_on_commit_callbacks)
     assert message.status == "failed" and message.error_code == "21610"
     assert Contact.objects.get().opted_out
 
 
-def test_an_ambiguous_timeout_is_not_resent(conversation, fake_twilio, monkeypatch, django_capture_on_commit_callbacks) -> None:
+def test_an_ambiguous_timeout_is_not_resent(
+    conversation, fake_twilio, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
     monkeypatch.setattr(gateway, "SEND_TIMEOUT_SECONDS", 0.3)
     gateway.client_reset()
     fake_twilio.slow_next(1.0)
@@ -121,7 +139,9 @@ def test_an_ambiguous_timeout_is_not_resent(conversation, fake_twilio, monkeypat
     assert message.status == "failed" and message.error_code == "timeout_ambiguous"
 
 
-def test_an_unreachable_twilio_is_retried_then_gives_up(conversation, settings, django_capture_on_commit_callbacks) -> None:
+def test_an_unreachable_twilio_is_retried_then_gives_up(
+    conversation, settings, django_capture_on_commit_callbacks
+) -> None:
     settings.TWILIO_API_BASE_URL = "http://127.0.0.1:9"  # nothing listens: connection refused
     gateway.client_reset()
     message = approve(pending(conversation), django_capture_on_commit_callbacks)
@@ -147,19 +167,25 @@ def test_an_opted_out_number_gets_no_message_of_any_kind(conversation, fake_twil
 
 def test_only_the_opt_out_confirmation_reaches_an_opted_out_number(conversation, fake_twilio) -> None:
     Contact.objects.update(opted_out=True)
-    message = pending(conversation, kind="keyword", status="approved", purpose="opt_out_confirmation", body="unsubscribed")
+    message = pending(
+        conversation, kind="keyword", status="approved", purpose="opt_out_confirmation", body="unsubscribed"
+    )
     assert sender.outbound_deliver(message_id=message.pk) == "sent"
     assert len(fake_twilio.sent) == 1
     assert "Privacy:" not in fake_twilio.sent[0]["form"]["Body"]
 
 
-def test_approving_for_an_opted_out_number_suppresses(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_approving_for_an_opted_out_number_suppresses(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     Contact.objects.update(opted_out=True)
     message = approve(pending(conversation), django_capture_on_commit_callbacks)
     assert message.status == "suppressed" and fake_twilio.requests == []
 
 
-@pytest.mark.parametrize(("kind", "goes_out"), [("reply", False), ("notice", False), ("crisis", True), ("human", True), ("keyword", True)])
+@pytest.mark.parametrize(
+    ("kind", "goes_out"), [("reply", False), ("notice", False), ("crisis", True), ("human", True), ("keyword", True)]
+)
 def test_human_mode_blocks_automated_messages(conversation, fake_twilio, kind, goes_out) -> None:
     Conversation.objects.update(mode="human")
     message = pending(conversation, kind=kind, status="approved")
@@ -171,14 +197,18 @@ def test_human_mode_blocks_automated_messages(conversation, fake_twilio, kind, g
         assert message.status == "suggested" and message.claimed_at is None
 
 
-def test_approving_a_human_mode_suggestion_makes_it_the_case_managers_message(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_approving_a_human_mode_suggestion_makes_it_the_case_managers_message(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     Conversation.objects.update(mode="human")
     message = approve(pending(conversation, status="suggested"), django_capture_on_commit_callbacks)
     assert message.kind == "human" and message.status == "sent"
     assert len(fake_twilio.sent) == 1
 
 
-def test_the_first_reply_carries_the_privacy_notice_once(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_the_first_reply_carries_the_privacy_notice_once(
+    conversation, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     approve(pending(conversation, "first"), django_capture_on_commit_callbacks)
     approve(pending(conversation, "second"), django_capture_on_commit_callbacks)
     first, second = (r["form"]["Body"] for r in fake_twilio.sent)
@@ -195,7 +225,9 @@ def test_the_notice_is_in_the_persons_language(conversation, fake_twilio, django
     assert "Privacidad:" in body and "PARAR" in body and "AYUDA" in body
 
 
-def test_a_crisis_reply_goes_without_approval_through_the_workflow(fake_twilio, post_sms, dispatched, django_capture_on_commit_callbacks) -> None:
+def test_a_crisis_reply_goes_without_approval_through_the_workflow(
+    fake_twilio, post_sms, dispatched, django_capture_on_commit_callbacks
+) -> None:
     post_sms("I want to kill myself tonight")
     with django_capture_on_commit_callbacks(execute=True):
         dispatched.run_all()  # run_turn → finalize → approved crisis message → outbound_send (eager)
@@ -205,7 +237,9 @@ def test_a_crisis_reply_goes_without_approval_through_the_workflow(fake_twilio, 
     assert Conversation.objects.get().needs_human
 
 
-def test_a_long_reply_is_shortened_and_more_sends_the_rest(conversation, fake_twilio, post_sms, dispatched, django_capture_on_commit_callbacks) -> None:
+def test_a_long_reply_is_shortened_and_more_sends_the_rest(
+    conversation, fake_twilio, post_sms, dispatched, django_capture_on_commit_callbacks
+) -> None:
     Contact.objects.update(consent_version=NOTICE_VERSION)  # notice already shown
     words = " ".join(f"word{i}" for i in range(120))  # ~900 characters
     message = approve(pending(conversation, words), django_capture_on_commit_callbacks)
@@ -226,7 +260,7 @@ def test_a_long_reply_is_shortened_and_more_sends_the_rest(conversation, fake_tw
     post_sms("more")
     dispatched.run_all()
     bodies = [r["form"]["Body"].replace("(Reply MORE for the rest)", "") for r in fake_twilio.sent]
-    assert " ".join(" ".join(bodies).split()[: 120]) == words
+    assert " ".join(" ".join(bodies).split()[:120]) == words
     assert OutboundMessage.objects.filter(purpose="more_none").exists()
 
 

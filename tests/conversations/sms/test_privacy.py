@@ -15,7 +15,9 @@ pytestmark = pytest.mark.django_db
 FORMS = (PERSON, PERSON[2:], "512-555-0177", "5125550177", "555-0177")
 
 
-def test_no_log_record_carries_the_phone_number(caplog, post_sms, dispatched, fake_twilio, django_capture_on_commit_callbacks) -> None:
+def test_no_log_record_carries_the_phone_number(
+    caplog, post_sms, dispatched, fake_twilio, django_capture_on_commit_callbacks
+) -> None:
     caplog.set_level(logging.DEBUG)
     logging.getLogger("twilio").setLevel(logging.DEBUG)
     post_sms("hello, I need a job in Dallas")

@@ -19,7 +19,9 @@ def small_limit(settings) -> None:
     settings.SMS_RATE_LIMIT_WINDOW_SECONDS = 60
 
 
-def test_a_flood_is_held_with_one_notice_and_nothing_is_lost(post_sms, dispatched, django_capture_on_commit_callbacks) -> None:
+def test_a_flood_is_held_with_one_notice_and_nothing_is_lost(
+    post_sms, dispatched, django_capture_on_commit_callbacks
+) -> None:
     sids = [post_sms(f"question {i} about food in austin").sid for i in range(7)]
     assert InboundSms.objects.count() == 7
     assert Turn.objects.count() == 3

@@ -46,7 +46,7 @@ def test_an_emoji_forces_ucs2_and_counts_as_two_units() -> None:
 def test_gsm_safe_replaces_typographic_punctuation_and_drops_emoji() -> None:
     text = "It\u2019s \u201cfree\u201d \u2014 call\u2026 now \U0001f642\U0001f44d\u00a0today \u2022 bring ID"
     cleaned = gsm_safe(text)
-    assert cleaned == "It's \"free\" - call... now today - bring ID"
+    assert cleaned == 'It\'s "free" - call... now today - bring ID'
     assert encoding_of(cleaned) == "GSM-7"
 
 
@@ -73,7 +73,9 @@ def test_cards_become_name_and_phone_and_one_link_stays() -> None:
         "Places that can help:\n- Workforce Solutions, 713-555-0100, Houston, open 8-5 https://example.org/wfs"
     )
     resources = [{"name": "Workforce Solutions", "phone_display": "713-555-0100"}]
-    citations = [{"citation": "Tex. Elec. Code § 11.002", "url": "https://statutes.capitol.texas.gov/Docs/EL/htm/EL.11.htm"}]
+    citations = [
+        {"citation": "Tex. Elec. Code § 11.002", "url": "https://statutes.capitol.texas.gov/Docs/EL/htm/EL.11.htm"}
+    ]
     compacted, link = compact(text, resources=resources, citations=citations)
     assert "- Workforce Solutions: 713-555-0100" in compacted
     assert "open 8-5" not in compacted and "https://" not in compacted
@@ -86,10 +88,18 @@ def test_a_short_reply_is_left_whole() -> None:
 
 
 def test_a_long_reply_fits_the_budget_keeps_the_footer_and_link_and_leaves_a_remainder() -> None:
-    body = "Here is what Texas rules say: " + " ".join(["You may vote after finishing your sentence [Tex. Elec. Code § 11.002]."] * 8)
+    body = "Here is what Texas rules say: " + " ".join(
+        ["You may vote after finishing your sentence [Tex. Elec. Code § 11.002]."] * 8
+    )
     body += " Source https://example.org/a and https://example.org/b"
     footer = "This is general information, not legal advice."
-    shaped = shape(body, budget=320, more_hint=HINT, footer=footer, citations=[{"citation": "Tex. Elec. Code § 11.002", "url": "https://example.org/a"}])
+    shaped = shape(
+        body,
+        budget=320,
+        more_hint=HINT,
+        footer=footer,
+        citations=[{"citation": "Tex. Elec. Code § 11.002", "url": "https://example.org/a"}],
+    )
     assert len(shaped.text) <= 320
     assert shaped.text.endswith(HINT)
     assert footer in shaped.text and shaped.text.count("https://") == 1 and "https://example.org/a" in shaped.text

@@ -36,7 +36,9 @@ def test_it_accepts_a_valid_signature_and_answers_empty_twiml(client, dispatched
 
 def test_it_rejects_an_invalid_signature_and_stores_nothing(client) -> None:
     form = params()
-    response = client.post(PATH, form, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver" + PATH, form, token="not-the-token"))
+    response = client.post(
+        PATH, form, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver" + PATH, form, token="not-the-token")
+    )
     assert response.status_code == 403
     assert nothing_stored()
     assert rejected("invalid") == 1
@@ -107,7 +109,12 @@ def test_it_accepts_the_public_url_with_its_default_port(client, settings, dispa
 def test_the_status_callback_needs_a_signature_too(client) -> None:
     form = {"MessageSid": "SM" + "a" * 32, "MessageStatus": "delivered"}
     assert client.post("/sms/twilio/status", form).status_code == 403
-    assert client.post("/sms/twilio/status", form, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver/sms/twilio/inbound", form)).status_code == 403
+    assert (
+        client.post(
+            "/sms/twilio/status", form, HTTP_X_TWILIO_SIGNATURE=sign("http://testserver/sms/twilio/inbound", form)
+        ).status_code
+        == 403
+    )
     assert AuditEvent.objects.filter(action="sms.signature_rejected", object_id="status").count() == 2
 
 

@@ -18,7 +18,9 @@ SID = "SM" + "f" * 32
 def sent_message() -> OutboundMessage:
     contact, _ = services.contact_for_phone(phone=PERSON)
     conversation, _ = services.conversation_create(channel="sms", contact=contact)
-    return OutboundMessage.objects.create(conversation=conversation, kind="reply", body="hi", status="sent", provider_sid=SID)
+    return OutboundMessage.objects.create(
+        conversation=conversation, kind="reply", body="hi", status="sent", provider_sid=SID
+    )
 
 
 def status_of(message: OutboundMessage) -> tuple[str, str, str]:
@@ -31,7 +33,16 @@ def test_delivered_is_recorded(post_status, sent_message) -> None:
     assert status_of(sent_message) == ("delivered", "delivered", "")
 
 
-@pytest.mark.parametrize(("reported", "expected"), [("queued", "sent"), ("sent", "sent"), ("delivered", "delivered"), ("undelivered", "undelivered"), ("failed", "failed")])
+@pytest.mark.parametrize(
+    ("reported", "expected"),
+    [
+        ("queued", "sent"),
+        ("sent", "sent"),
+        ("delivered", "delivered"),
+        ("undelivered", "undelivered"),
+        ("failed", "failed"),
+    ],
+)
 def test_each_twilio_status_maps_to_ours(post_status, sent_message, reported, expected) -> None:
     post_status(SID, reported)
     assert status_of(sent_message)[:2] == (expected, reported)
@@ -40,7 +51,10 @@ def test_each_twilio_status_maps_to_ours(post_status, sent_message, reported, ex
 def test_undelivered_keeps_the_error_code_and_is_audited(post_status, sent_message) -> None:
     post_status(SID, "undelivered", error_code="30003")
     assert status_of(sent_message) == ("undelivered", "undelivered", "30003")
-    assert AuditEvent.objects.get(action="outbound.undelivered").data == {"status": "undelivered", "error_code": "30003"}
+    assert AuditEvent.objects.get(action="outbound.undelivered").data == {
+        "status": "undelivered",
+        "error_code": "30003",
+    }
 
 
 def test_a_late_sent_does_not_undo_delivered(post_status, sent_message) -> None:
@@ -71,6 +85,11 @@ def test_the_status_callback_url_carries_the_message_id(settings, fake_twilio, s
     from conversations.sms import sender
 
     settings.PUBLIC_BASE_URL = "https://pathways.example.org"
-    message = OutboundMessage.objects.create(conversation=sent_message.conversation, kind="human", body="hello", status="approved")
+    message = OutboundMessage.objects.create(
+        conversation=sent_message.conversation, kind="human", body="hello", status="approved"
+    )
     assert sender.outbound_deliver(message_id=message.pk) == "sent"
-    assert fake_twilio.sent[0]["form"]["StatusCallback"] == f"https://pathways.example.org/sms/twilio/status?m={message.pk}"
+    assert (
+        fake_twilio.sent[0]["form"]["StatusCallback"]
+        == f"https://pathways.example.org/sms/twilio/status?m={message.pk}"
+    )
