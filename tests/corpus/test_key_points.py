@@ -8,6 +8,7 @@ import json
 import pytest
 
 from audit.claims import check_claim, sentences_of
+from audit.rules import readability
 from corpus.services import FIXTURE_PATH, CorpusLoadError, _validate
 from tests.audit.grounding import corpus_records
 
@@ -70,8 +71,6 @@ def test_most_key_points_read_at_grade_seven_or_below():
     Rewritten in plain words on 2026-12-01: 119 of 192 English points are at Flesch-Kincaid grade 7 or
     below (the rest keep the statute's own words where plainer ones broke agreement with the quote).
     """
-    from audit.rules import readability
-
     points = [p["en"] for e in ENTRIES for p in e.get("key_points") or []]
     plain = [p for p in points if readability(p, "en")[0] <= 7]
     assert len(plain) / len(points) >= 0.60
