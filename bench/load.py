@@ -155,7 +155,7 @@ from bench_sms import _admin_conn, _free_port, _percentile, _stop, _wait_http  #
 from django.db import connections  # noqa: E402
 
 from conversations.sms.gateway import signature_compute  # noqa: E402
-from conversations.web_services import NOTICE_VERSION  # noqa: E402
+from conversations.web.services import NOTICE_VERSION  # noqa: E402
 
 
 @dataclass

@@ -15,7 +15,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from conversations.routing import websocket_urlpatterns  # noqa: E402
+from conversations.web.routing import websocket_urlpatterns  # noqa: E402
 from toolserver.http import McpHttpApp, is_mcp_path  # noqa: E402
 
 
