@@ -6,8 +6,11 @@ class ConversationsConfig(AppConfig):
     verbose_name = "Conversations"
 
     def ready(self):
-        # The engine (workflow layer) may not import the web channel above it: the channel plugs in.
+        # The layers below the channels (services, workflow) may not import them: the channels plug in.
+        from conversations import services
+        from conversations.sms.outbox import turn_outbound_put
         from conversations.web.events import publish_progress
         from conversations.workflow import extensions
 
         extensions.register_progress_listener(publish_progress)
+        services.outbound_writer_register("sms", turn_outbound_put)

@@ -9,7 +9,7 @@ With a broker, messages are published by one long-lived thread per process, in o
 only queues them. Publishing from each request's own thread built a Celery result backend per
 thread (Celery keeps it thread-local) and cost a webhook ~3 ms. If the process dies before a queued
 message is published, the beat sweepers pick the work up from the database (pending inbound SMS
-after 30 s, stale turns after 60 s, approved-but-unsent messages after 5 min).
+after 30 s, stale turns after TURN_STALE_SECONDS, approved-but-unsent messages after 5 min).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection
 
@@ -60,13 +61,25 @@ def _run_eager(task: Any, args: tuple[Any, ...]) -> None:
 _PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
-def task_dispatch(task: Any, *args: Any) -> None:
-    """Queue `task(*args)` to run outside this request (Celery worker, or a bounded thread pool when eager).
+def task_for(name: str) -> Any:
+    """The registered Celery task called `name` (the app's autodiscovery imports the tasks modules once)."""
+    app = current_app
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
+
+
+def task_dispatch(name: str, *args: Any) -> None:
+    """Queue the task registered as `name` to run outside this request (a Celery worker, or a bounded thread pool when eager).
+
+    Callers name the task instead of importing it: only the Celery wiring imports the tasks modules,
+    so the layers that queue work stay below the tasks that run it.
 
     When the broker is unreachable the task runs in the local pool instead: the rows it works on
     are already committed, and every dispatched task is idempotent (turns resume from their
     checkpoint, sends are claimed), so running it here is safe and loses nothing.
     """
+    task = task_for(name)
     if settings.CELERY_TASK_ALWAYS_EAGER:
         _run_locally(task, args)
         return

@@ -212,6 +212,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 4}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "America/Chicago"
+# A turn still running this long after it started lost its worker (a turn's own deadline is
+# TURN_DEADLINE_SECONDS): the beat's sweeper resumes it from its last checkpoint.
+TURN_STALE_SECONDS = 90
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Partner HSDS feeds become change requests for staff review, never live edits.
     "resources-refresh-feeds": {
@@ -233,7 +236,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "resume-stale-turns": {
         "task": "conversations.resume_stale_turns",
         "schedule": 60.0,
-        "kwargs": {"older_than_seconds": 90},
+        "kwargs": {"older_than_seconds": TURN_STALE_SECONDS},
     },
 }
 

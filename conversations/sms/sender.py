@@ -21,7 +21,7 @@ from audit.services import audit_event_record
 from conversations import crypto
 from conversations.models import Contact, Conversation, OutboundMessage
 from conversations.sms import gateway, segments
-from conversations.sms.services import contact_opt_out_by_carrier
+from conversations.sms.outbox import contact_opt_out_by_carrier, may_text
 from conversations.sms.texts import NOTICE_VERSION, text_for
 from conversations.workflow.templates import NOT_ADVICE
 
@@ -92,7 +92,7 @@ def outbound_deliver(*, message_id: object) -> str:
     contact = message.conversation.contact
     # Re-checked here, right before the send: the person may have texted STOP or a case manager
     # may have taken over after the message was approved.
-    if contact.opted_out and message.purpose != "opt_out_confirmation":
+    if not may_text(contact, message.purpose):
         _finish(
             message_id,
             Status.SUPPRESSED,
@@ -154,7 +154,7 @@ def outbound_deliver(*, message_id: object) -> str:
             data={"code": exc.code, "kind": message.kind},
             error_code=exc.code[:20],
         )
-        if exc.code == str(gateway.OPTED_OUT_CODE):
+        if exc.code == gateway.OPTED_OUT_CODE:
             contact_opt_out_by_carrier(contact_id=contact.pk)
         return "failed"
     sent_at = timezone.now()

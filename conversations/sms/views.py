@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audit.services import audit_event_record
 from conversations.crypto import InvalidPhoneNumber
-from conversations.sms import gateway, services
+from conversations.sms import gateway, outbox, services
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ def status(request: HttpRequest) -> HttpResponse:
         form = StatusForm.model_validate(request.POST.dict())
     except ValidationError:
         return HttpResponse("Bad request", status=400, content_type="text/plain")
-    services.outbound_status_record(
+    outbox.outbound_status_record(
         message_sid=form.MessageSid,
         status=form.MessageStatus.lower(),
         error_code=form.ErrorCode,

@@ -25,7 +25,6 @@ from conversations import selectors, services
 from conversations.background import task_dispatch
 from conversations.errors import BadToken, ConversationError
 from conversations.models import NodeRun, Turn
-from conversations.tasks import run_turn
 from conversations.web import ratelimit
 from conversations.web.cookies import request_token, token_cookie_set
 
@@ -132,7 +131,7 @@ class TurnCreateView(APIView):
             if data["wait"]:
                 turn = services.turn_run(turn_id=turn.pk)
             else:
-                task_dispatch(run_turn, str(turn.pk))
+                task_dispatch("conversations.run_turn", str(turn.pk))
                 return Response(selectors.turn_payload(turn), status=status.HTTP_202_ACCEPTED)
         return Response(selectors.turn_payload(turn), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

@@ -261,7 +261,7 @@ def _checkpoint_sql(fields: tuple[str, ...], durable: bool) -> str:
     )
 
 
-def turn_run(
+def turn_advance_to_end(
     turn_id: object,
     *,
     finalize: Finalizer,

@@ -54,8 +54,6 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "query",
         "language",
         "channel",
-        "top_need",
-        "region",
         "gate",
         "resources",
         "audit",
@@ -77,8 +75,8 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "legal_advice",
         "revisions",
     ),
-    "send": ("draft", "channel", "language", "crisis", "mode"),
-    "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources"),
+    "send": ("draft", "channel", "mode"),
+    "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources", "mode"),
 }
 
 NODES: Final = tuple(NODE_READS)

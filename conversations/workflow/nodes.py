@@ -22,6 +22,7 @@ from audit.types import AuditContext, AuditResult, EvidenceRecord, Verdict
 from conversations import llm
 from conversations.hooks import apply_gate, handoff_for
 from conversations.workflow import extensions, intake_rules, templates
+from conversations.workflow.delivery import delivery_plan
 from conversations.workflow.graph import MAX_AUDIT_REVISIONS
 from conversations.workflow.understanding import understand
 from corpus.errors import QueryError
@@ -615,9 +616,26 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
 # --- send and escalate ------------------------------------------------------------------------
 
 
+def _plan(reply: str, delivery: Literal["reply", "handoff", "crisis"], view: Mapping[str, Any], category: Any) -> Any:
+    return delivery_plan(
+        reply=reply,
+        delivery=delivery,
+        handoff_category=category,
+        channel=view["channel"] or "web",
+        mode=view["mode"] or "navigator",
+        require_approval=bool(_settings().SMS_REQUIRE_APPROVAL),
+    ).as_json()
+
+
 def send(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
-    """Fix the reply; the engine delivers it (web at once, SMS through the approval outbox)."""
-    return NodeResult("ok", {"reply": view["draft"], "delivery": "reply"}, {"channel": view["channel"]})
+    """Fix the reply and plan its delivery (web at once, SMS through the approval outbox); finalize applies the plan."""
+    reply = str(view["draft"] or "")
+    plan = _plan(reply, "reply", view, None)
+    return NodeResult(
+        "ok",
+        {"reply": reply, "delivery": "reply", "delivery_plan": plan},
+        {"channel": view["channel"]},
+    )
 
 
 def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
@@ -640,7 +658,7 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
 
         reply = extensions.human_request_notice(view["language"] or "en", timezone.now()) or reply
     resources = [item for item in (view["resources"] or []) if not item.get("is_statewide_line")]
-    if category in ("uncertain", "legal_aid", "human") and resources and view["channel"] == "web":
+    if view["channel"] == "web" and category in ("uncertain", "legal_aid", "human") and resources:
         reply += "\n" + "\n".join(
             f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}".rstrip(", ")
             for item in resources[:2]
@@ -650,9 +668,11 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         "lines": [list(line) if isinstance(line, tuple) else line for line in handoff.lines],
         "reason": view["escalation_reason"] or category,
     }
+    delivery: Literal["handoff", "crisis"] = "crisis" if crisis != "none" else "handoff"
+    plan = _plan(reply, delivery, view, view["handoff_category"])
     return NodeResult(
         "ok",
-        {"reply": reply, "handoff": handoff_json, "delivery": "crisis" if crisis != "none" else "handoff"},
+        {"reply": reply, "handoff": handoff_json, "delivery": delivery, "delivery_plan": plan},
         {"category": category},
     )
 
