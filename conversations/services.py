@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -24,6 +25,7 @@ from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_pla
 from conversations.workflow.graph import START_NODE, WORKFLOW_VERSION
 from conversations.workflow.intake_rules import is_follow_up
 from conversations.workflow.understanding import continues_previous
+from corpus import embeddings
 
 logger = logging.getLogger(__name__)
 
@@ -218,9 +220,7 @@ def _embedding(redacted: str) -> list[float] | None:
     if not redacted.strip():
         return None
     try:
-        from corpus.embeddings import embed_one
-
-        return embed_one(redacted)
+        return embeddings.embed_one(redacted)
     except Exception:
         logger.exception("query embedding failed at ingress; the message model runs on text features alone")
         return None
@@ -328,8 +328,6 @@ def turn_finalize(turn: Turn) -> None:
 
 def turns_resume(*, older_than: Any = None, now: Any = None, turn_ids: list[str] | None = None) -> int:
     """Resume unfinished turns from their last checkpoint; busy conversations are left to their runner."""
-    from datetime import timedelta
-
     now = now or timezone.now()
     query = Turn.objects.filter(status=Turn.Status.RUNNING)
     if turn_ids:

@@ -21,7 +21,7 @@ from toolserver.http import McpHttpApp, is_mcp_path  # noqa: E402
 
 def _warm_embeddings() -> None:
     """Load the embedding model in the background so the first person's turn does not pay for it."""
-    from corpus.embeddings import get_model
+    from corpus.embeddings import get_model  # noqa: PLC0415 - after Django is set up, in the warm-up thread
 
     get_model()
 

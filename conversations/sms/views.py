@@ -8,6 +8,7 @@ webhook records the message and answers empty TwiML at once: the turn runs elsew
 from __future__ import annotations
 
 import logging
+import uuid
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -119,8 +120,6 @@ def status(request: HttpRequest) -> HttpResponse:
 
 
 def _uuid_or_none(value: str | None) -> str | None:
-    import uuid
-
     try:
         return str(uuid.UUID(value)) if value else None
     except ValueError:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from django.conf import settings
+from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from audit import rules as audit_rules
@@ -174,8 +176,6 @@ def intake(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
 
 
 def _settings() -> Any:
-    from django.conf import settings
-
     return settings
 
 
@@ -271,8 +271,6 @@ def _release_plan(text: str, language: str) -> dict[str, Any]:
     The plan's rules come only from assertable corpus entries (plans.selectors); a missing or unclear
     fact becomes one question back instead of a guess. Deterministic: no model call.
     """
-    from django.utils import timezone
-
     if not text or not is_plan_request(text):
         return {}
     request = plan_request_from_message(text, now=timezone.localtime(), language=language)
@@ -654,8 +652,6 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     handoff = handoff_for(category, view["language"] or "en")
     reply = handoff.text
     if category == "human":
-        from django.utils import timezone
-
         reply = extensions.human_request_notice(view["language"] or "en", timezone.now()) or reply
     resources = [item for item in (view["resources"] or []) if not item.get("is_statewide_line")]
     if view["channel"] == "web" and category in ("uncertain", "legal_aid", "human") and resources:
