@@ -7,7 +7,7 @@ import logging
 import secrets
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -24,6 +24,7 @@ from conversations.workflow import engine
 from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_plan
 from conversations.workflow.graph import START_NODE, WORKFLOW_VERSION
 from conversations.workflow.intake_rules import is_follow_up
+from conversations.workflow.state import TurnState
 from conversations.workflow.understanding import continues_previous
 from corpus import embeddings
 
@@ -116,7 +117,7 @@ def turn_start(
     standalone = _standalone(conversation, redacted)
     opinion, opinion_trace = pending_opinion.collect()
     crisis = crisis_with_opinion(crisis, opinion)
-    state: dict[str, Any] = {
+    state: TurnState = {
         "text": standalone,
         "place_text": redacted,
         "query": standalone,
@@ -271,7 +272,7 @@ def turn_finalize(turn: Turn) -> None:
     by the workflow's last node (workflow/delivery.py); this writes it: the turn, the conversation's
     flag and language, the outbox row, the audit event.
     """
-    state = turn.state
+    state = cast(TurnState, turn.state)
     conversation = Conversation.objects.select_for_update().get(pk=turn.conversation_id)
     plan = DeliveryPlan.from_json(state["delivery_plan"])
     if plan.mode != conversation.mode:

@@ -21,8 +21,10 @@ from audit.services import audit_event_record
 from conversations import crypto
 from conversations.models import Contact, Conversation, OutboundMessage
 from conversations.sms import gateway, segments
-from conversations.sms.outbox import contact_opt_out_by_carrier, may_text
+from conversations.sms.outbox import OPT_OUT_CONFIRMATION, contact_opt_out_by_carrier, may_text
 from conversations.sms.texts import NOTICE_VERSION, text_for
+from conversations.workflow.graph import SENDER_READS
+from conversations.workflow.projection import project
 from conversations.workflow.templates import NOT_ADVICE
 
 logger = logging.getLogger(__name__)
@@ -43,7 +45,7 @@ def sms_max_chars() -> int:
 def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bool]:
     """The text to send, the remainder kept for MORE, and whether the first-contact notice is included."""
     language = message.conversation.language
-    state: dict[str, Any] = (message.turn.state or {}) if message.turn_id else {}
+    state = project((message.turn.state or {}) if message.turn_id else {}, SENDER_READS)
     if message.kind == Kind.CRISIS:
         # A crisis handoff is sent whole: nobody should have to reply MORE to get the number to call.
         text, remainder = segments.gsm_safe(message.body), ""
@@ -57,14 +59,19 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
             budget=sms_max_chars(),
             more_hint=text_for("more_hint", language),
             footer=footer,
-            resources=state.get("resources") or [],
-            citations=[item for item in state.get("evidence") or [] if item.get("assertable")],
+            resources=state["resources"] or (),
+            citations=[item for item in state["evidence"] or () if item.get("assertable")],
         )
         text, remainder = shaped.text, shaped.remainder
-    with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
+    with_notice = _with_notice(contact, message)
     if with_notice:
         text = f"{text}\n{segments.gsm_safe(text_for('first_contact', language))}"
     return text, remainder, with_notice
+
+
+def _with_notice(contact: Contact, message: OutboundMessage) -> bool:
+    """The first message to a number carries the privacy notice, except the confirmation of a STOP."""
+    return not contact.consent_version and message.purpose != OPT_OUT_CONFIRMATION
 
 
 def _status_callback_url(message_id: str) -> str | None:
@@ -123,7 +130,7 @@ def outbound_deliver(*, message_id: object) -> str:
             body=text, remainder=remainder, segments=info.segments, encoding=info.encoding
         )
     else:
-        with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
+        with_notice = _with_notice(contact, message)
     try:
         to = crypto.decrypt(contact.phone_encrypted) if contact.phone_encrypted else ""
     except ValueError:

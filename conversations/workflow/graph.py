@@ -81,6 +81,10 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
 
 NODES: Final = tuple(NODE_READS)
 
+# What the SMS sender may read of a finished turn to shape its text (names and numbers of the
+# places, the cited rules): like a node, it gets a read-only projection of these keys only.
+SENDER_READS: Final = ("resources", "evidence")
+
 
 def next_node(node: str, outcome: str) -> str:
     """Return the node after `node` given its outcome; an undeclared edge is a programming error."""

@@ -352,11 +352,20 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     channel = view["channel"] or "web"
     revisions = int(view["revisions"] or 0)
     findings = list((view["audit"] or {}).get("findings") or [])
+    # Read up front, whichever path runs: the declared reads are what the node reads on every turn.
+    history, plan, plan_question = view["history"], view["plan"], view["plan_question"]
     source = "template"
     drafted = None
     if llm.enabled():
         drafted = _draft_with_llm(
-            view, ctx, evidence=evidence, texts=texts, gated=gated, resources=resources, findings=findings
+            view,
+            ctx,
+            evidence=evidence,
+            texts=texts,
+            gated=gated,
+            resources=resources,
+            findings=findings,
+            history=history,
         )
         source = "llm" if drafted else "template"
     if drafted is None:
@@ -370,11 +379,11 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             query=str(view["query"] or ""),
         )
     text, statements = drafted
-    if view["plan"] and channel == "web":  # by SMS the plan goes in parts (outreach), not as a card
+    if plan and channel == "web":  # by SMS the plan goes in parts (outreach), not as a card
         # The plan card carries the steps and their rules; the reply says it is there.
         text = PLAN_LEAD.get(language, PLAN_LEAD["en"]) + "\n" + text
-    elif view["plan_question"]:
-        text = str(view["plan_question"]) + "\n" + text
+    elif plan_question:
+        text = str(plan_question) + "\n" + text
     statements = [StatementOut.model_validate(item).model_dump() for item in statements]
     return NodeResult(
         "ok",
@@ -459,6 +468,7 @@ def _draft_with_llm(
     gated: bool,
     resources: list[Any],
     findings: list[Any],
+    history: Any,
 ) -> tuple[str, list[dict[str, str]]] | None:
     language = view["language"] or "en"
     resource_text = (
@@ -473,7 +483,7 @@ def _draft_with_llm(
     )
     instructions = (
         f"LANGUAGE: {language}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
-        f"EARLIER TURNS (oldest first, redacted):\n{_history_text(view['history'])}\n\n"
+        f"EARLIER TURNS (oldest first, redacted):\n{_history_text(history)}\n\n"
         f"QUESTION:\n{view['query']}\n\nCAVEATS (show the one that qualifies your answer as 'Note: ...'):\n{caveats}\n\n"
         f"RESOURCES:\n{resource_text}\n\nAUDIT FEEDBACK ON THE LAST DRAFT:\n" + ("\n".join(feedback) or "(none)")
     )
