@@ -32,8 +32,8 @@ _POOL_SIZE = 2  # bounded: the dev server shares two cores with PostgreSQL
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pending: set[Future[Any]] = set()
-_outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] | None = None
-_outbox_pid: int | None = None
+_publish_queue: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] | None = None
+_publish_queue_pid: int | None = None
 _unpublished = 0
 _published = threading.Condition(_lock)
 
@@ -56,8 +56,8 @@ def _run_eager(task: Any, args: tuple[Any, ...]) -> None:
         connection.close()
 
 
-# A dead broker must not hold a request for long: kombu's default policy plus the Redis result
-# backend's reconnect loop blocked a webhook for ~20 s and then raised (found by the fault suite).
+# A dead broker must not hold a request for long: with kombu's default policy plus the Redis result
+# backend's reconnect loop a publish blocks ~20 s and then raises (tests/reliability/test_faults_redis_down.py).
 _PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
@@ -91,18 +91,20 @@ def task_dispatch(name: str, *args: Any) -> None:
 
 def _publisher() -> queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]:
     """This process's publishing queue and thread (recreated after a fork: threads do not survive it)."""
-    global _outbox, _outbox_pid
+    global _publish_queue, _publish_queue_pid
     with _lock:
-        if _outbox is None or _outbox_pid != os.getpid():
-            _outbox, _outbox_pid = queue.SimpleQueue(), os.getpid()
-            threading.Thread(target=_publish_forever, args=(_outbox,), name="pathways-publisher", daemon=True).start()
-        return _outbox
+        if _publish_queue is None or _publish_queue_pid != os.getpid():
+            _publish_queue, _publish_queue_pid = queue.SimpleQueue(), os.getpid()
+            threading.Thread(
+                target=_publish_forever, args=(_publish_queue,), name="pathways-publisher", daemon=True
+            ).start()
+        return _publish_queue
 
 
-def _publish_forever(outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]) -> None:
+def _publish_forever(pending: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]) -> None:
     global _unpublished  # noqa: PLW0603 - counted for background_join
     while True:
-        task, args = outbox.get()
+        task, args = pending.get()
         try:
             # Nobody waits on these results: skip the result backend, so publishing needs only the broker.
             task.apply_async(args=list(args), ignore_result=True, retry_policy=_PUBLISH_RETRY)

@@ -368,7 +368,7 @@ def reminders_expire(*, now: dt.datetime | None = None) -> int:
 def _plan_parts_put(*, conversation: Conversation, request: PlanRequest, created_by: str) -> list[str]:
     """A plan is a substantive reply: the person's own request waits for approval like any reply
     (SMS_REQUIRE_APPROVAL); a case manager's send is their own approved message."""
-    parts = plan_sms_parts(plan_build(request=request))
+    parts = plan_sms_parts(plan_build(request=request), max_chars=settings.SMS_MAX_CHARS)
     staff = created_by != "person"
     for part in parts:
         outbox_put(

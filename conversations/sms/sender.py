@@ -1,4 +1,4 @@
-"""The outbox worker: claim one approved message, re-check consent and mode, shape it for SMS, send it once.
+"""The SMS sender: claim one approved outbox message, re-check consent and mode, shape it for SMS, send it once.
 
 Exactly-once rests on the claim (`status=approved, claimed_at=None, provider_sid=''` → `sending`
 in one conditional UPDATE): a duplicate task, a redelivered task or a second worker finds nothing to
@@ -35,11 +35,11 @@ Kind = OutboundMessage.Kind
 # While a case manager has the conversation only their messages, crisis handoffs and the fixed
 # compliance answers (STOP/START/HELP confirmations, which carry no navigator content) may go out.
 HUMAN_MODE_KINDS: Final = frozenset({Kind.CRISIS, Kind.HUMAN, Kind.KEYWORD})
-DEFAULT_MAX_CHARS: Final = 320
 
 
 def sms_max_chars() -> int:
-    return int(getattr(settings, "SMS_MAX_CHARS", DEFAULT_MAX_CHARS))
+    """The one SMS budget (settings.SMS_MAX_CHARS): longer texts are shortened with "reply MORE"."""
+    return int(settings.SMS_MAX_CHARS)
 
 
 def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bool]:
@@ -134,7 +134,7 @@ def outbound_deliver(*, message_id: object) -> str:
     try:
         to = crypto.decrypt(contact.phone_encrypted) if contact.phone_encrypted else ""
     except ValueError:
-        to = ""  # a key mismatch is not fixed by retrying: record it, never raise out of the outbox
+        to = ""  # a key mismatch is not fixed by retrying: record it, never raise out of the sender
     if not to:
         code = "no_phone" if not contact.phone_encrypted else "bad_phone_key"
         _finish(

@@ -37,8 +37,6 @@ from resources.selectors import REFERRAL_SLUG, match, referral_card
 logger = logging.getLogger(__name__)
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
-SMS_MAX_CHARS = 480
-WEB_MAX_CHARS = 1600
 PLAN_LEAD = {
     "en": "Here is a plan for your first days out, step by step (below).",
     "es": "Aquí tiene un plan para sus primeros días afuera, paso a paso (abajo).",
@@ -562,7 +560,7 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         gated=bool(view["gated"]),
         out_of_state=view["out_of_state"],
         legal_advice_requested=bool(view["legal_advice"]),
-        max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
+        max_chars=settings.SMS_DRAFT_MAX_CHARS if channel == "sms" else settings.WEB_DRAFT_MAX_CHARS,
     )
     draft_text = str(view["draft"] or "")
     statements = [Statement(**item) for item in (view["statements"] or [])]
