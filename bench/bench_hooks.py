@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from conversations.evaluation.hooks_metrics import DEV_DIR, TARGETS, latency_metrics, load_jsonl  # noqa: E402
 from conversations.hooks import detect_crisis, redact  # noqa: E402 - needs the repo root on sys.path
-from conversations.hooks.metrics import DEV_DIR, TARGETS, latency_metrics, load_jsonl  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "hooks.json"
 

@@ -50,7 +50,7 @@ import websockets  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from bench.bench_sms import _free_port, _percentile, _stop, _wait_http, redis_start  # noqa: E402
-from conversations.web_services import NOTICE_VERSION  # noqa: E402
+from conversations.web.services import NOTICE_VERSION  # noqa: E402
 
 DB_NAME = "bench_webchat"
 SESSIONS = int(os.environ.get("BENCH_WEBCHAT_SESSIONS", "100"))

@@ -13,7 +13,7 @@ cap. Started here, stopped here (also on Ctrl-C / SIGTERM), by pid:
 Traffic: web sessions over the HTTP API (`wait: true`) and over WebSocket (`wait: false`, wait for
 the progress event, GET the turn), signed SMS webhooks each delivered 1-3 times (duplicates) with
 some STOPs (those numbers keep texting), and admin approvals of pending SMS replies through
-`conversations.sms.services.outbound_approve` from this process.
+`conversations.sms.outbox.outbound_approve` from this process.
 
 Invariants (exit 1 if one fails): every accepted SMS has exactly one turn and one reply row (or an
 escalated turn = recorded handoff); every web turn finished; no stored SMS lost; no text other than
@@ -155,7 +155,7 @@ from bench_sms import _admin_conn, _free_port, _percentile, _stop, _wait_http  #
 from django.db import connections  # noqa: E402
 
 from conversations.sms.gateway import signature_compute  # noqa: E402
-from conversations.web_services import NOTICE_VERSION  # noqa: E402
+from conversations.web.services import NOTICE_VERSION  # noqa: E402
 
 
 @dataclass
@@ -368,7 +368,7 @@ async def _sms_traffic(base: str, stats: Stats, stop_at: float) -> None:
 def _approve_pending(stats: Stats, limit: int = 25) -> int:
     from conversations.models import OutboundMessage
     from conversations.sms.errors import OutboundNotPending
-    from conversations.sms.services import outbound_approve
+    from conversations.sms.outbox import outbound_approve
 
     ids = list(
         OutboundMessage.objects.filter(status=OutboundMessage.Status.PENDING_APPROVAL)

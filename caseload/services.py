@@ -133,7 +133,7 @@ def conversation_reply_sms(*, conversation_id: object, user: Any, body: str) -> 
         raise ReplyNotPossible("Type a message first.")
     if len(text) > MAX_REPLY_CHARS:
         raise ReplyNotPossible(f"Messages are limited to {MAX_REPLY_CHARS} characters.")
-    from conversations.services import outbound_create
+    from conversations.sms.outbox import outbox_put
 
     with transaction.atomic(durable=True):
         conversation = _conversation_for(user, conversation_id, lock=True)
@@ -142,17 +142,14 @@ def conversation_reply_sms(*, conversation_id: object, user: Any, body: str) -> 
             raise ReplyNotPossible("This conversation is on web chat; there is no number to text.")
         if contact.opted_out:
             raise ReplyNotPossible("This person replied STOP; no message can be sent until they text START.")
-        message = outbound_create(
+        message = outbox_put(
             conversation=conversation,
-            turn=None,
             body=text,
             kind=OutboundMessage.Kind.HUMAN,
             status=OutboundMessage.Status.APPROVED,
             actor=actor_of(user),
+            approved_by=user.get_username(),
         )
-        message.approved_by = user.get_username()
-        message.approved_at = timezone.now()
-        message.save(update_fields=["approved_by", "approved_at", "updated_at"])
         audit_event_record(
             action="caseload.reply_sent",
             actor=actor_of(user),
@@ -168,9 +165,9 @@ def conversation_reply_sms(*, conversation_id: object, user: Any, body: str) -> 
 
 def _sms_services() -> Any:
     # The gateway module loads the twilio SDK: imported on first use, not at admin start-up.
-    from conversations.sms import services as sms_services
+    from conversations.sms import outbox
 
-    return sms_services
+    return outbox
 
 
 def queue_approve(*, message_id: object, user: Any, body: str | None = None, via: str = "queue") -> OutboundMessage:

@@ -4,3 +4,13 @@ from django.apps import AppConfig
 class ConversationsConfig(AppConfig):
     name = "conversations"
     verbose_name = "Conversations"
+
+    def ready(self):
+        # The layers below the channels (services, workflow) may not import them: the channels plug in.
+        from conversations import services
+        from conversations.sms.outbox import turn_outbound_put
+        from conversations.web.events import publish_progress
+        from conversations.workflow import extensions
+
+        extensions.register_progress_listener(publish_progress)
+        services.outbound_writer_register("sms", turn_outbound_put)

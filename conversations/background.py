@@ -9,7 +9,7 @@ With a broker, messages are published by one long-lived thread per process, in o
 only queues them. Publishing from each request's own thread built a Celery result backend per
 thread (Celery keeps it thread-local) and cost a webhook ~3 ms. If the process dies before a queued
 message is published, the beat sweepers pick the work up from the database (pending inbound SMS
-after 30 s, stale turns after 60 s, approved-but-unsent messages after 5 min).
+after 30 s, stale turns after TURN_STALE_SECONDS, approved-but-unsent messages after 5 min).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection
 
@@ -31,8 +32,8 @@ _POOL_SIZE = 2  # bounded: the dev server shares two cores with PostgreSQL
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pending: set[Future[Any]] = set()
-_outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] | None = None
-_outbox_pid: int | None = None
+_publish_queue: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]] | None = None
+_publish_queue_pid: int | None = None
 _unpublished = 0
 _published = threading.Condition(_lock)
 
@@ -55,18 +56,30 @@ def _run_eager(task: Any, args: tuple[Any, ...]) -> None:
         connection.close()
 
 
-# A dead broker must not hold a request for long: kombu's default policy plus the Redis result
-# backend's reconnect loop blocked a webhook for ~20 s and then raised (found by the fault suite).
+# A dead broker must not hold a request for long: with kombu's default policy plus the Redis result
+# backend's reconnect loop a publish blocks ~20 s and then raises (tests/reliability/test_faults_redis_down.py).
 _PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
-def task_dispatch(task: Any, *args: Any) -> None:
-    """Queue `task(*args)` to run outside this request (Celery worker, or a bounded thread pool when eager).
+def task_for(name: str) -> Any:
+    """The registered Celery task called `name` (the app's autodiscovery imports the tasks modules once)."""
+    app = current_app
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
+
+
+def task_dispatch(name: str, *args: Any) -> None:
+    """Queue the task registered as `name` to run outside this request (a Celery worker, or a bounded thread pool when eager).
+
+    Callers name the task instead of importing it: only the Celery wiring imports the tasks modules,
+    so the layers that queue work stay below the tasks that run it.
 
     When the broker is unreachable the task runs in the local pool instead: the rows it works on
     are already committed, and every dispatched task is idempotent (turns resume from their
     checkpoint, sends are claimed), so running it here is safe and loses nothing.
     """
+    task = task_for(name)
     if settings.CELERY_TASK_ALWAYS_EAGER:
         _run_locally(task, args)
         return
@@ -78,18 +91,20 @@ def task_dispatch(task: Any, *args: Any) -> None:
 
 def _publisher() -> queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]:
     """This process's publishing queue and thread (recreated after a fork: threads do not survive it)."""
-    global _outbox, _outbox_pid
+    global _publish_queue, _publish_queue_pid
     with _lock:
-        if _outbox is None or _outbox_pid != os.getpid():
-            _outbox, _outbox_pid = queue.SimpleQueue(), os.getpid()
-            threading.Thread(target=_publish_forever, args=(_outbox,), name="pathways-publisher", daemon=True).start()
-        return _outbox
+        if _publish_queue is None or _publish_queue_pid != os.getpid():
+            _publish_queue, _publish_queue_pid = queue.SimpleQueue(), os.getpid()
+            threading.Thread(
+                target=_publish_forever, args=(_publish_queue,), name="pathways-publisher", daemon=True
+            ).start()
+        return _publish_queue
 
 
-def _publish_forever(outbox: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]) -> None:
+def _publish_forever(pending: queue.SimpleQueue[tuple[Any, tuple[Any, ...]]]) -> None:
     global _unpublished  # noqa: PLW0603 - counted for background_join
     while True:
-        task, args = outbox.get()
+        task, args = pending.get()
         try:
             # Nobody waits on these results: skip the result backend, so publishing needs only the broker.
             task.apply_async(args=list(args), ignore_result=True, retry_policy=_PUBLISH_RETRY)

@@ -1,12 +1,13 @@
-"""Writes of the conversations app: conversations, turns (ingress hooks, idempotency, running), outbox."""
+"""Writes of the conversations app: conversations, contacts, turns (ingress hooks, idempotency, running, finalizing)."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 import secrets
+from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -20,9 +21,12 @@ from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLo
 from conversations.hooks import carry_crisis, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.workflow import engine
+from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_plan
 from conversations.workflow.graph import START_NODE, WORKFLOW_VERSION
 from conversations.workflow.intake_rules import is_follow_up
+from conversations.workflow.state import TurnState
 from conversations.workflow.understanding import continues_previous
+from corpus import embeddings
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +117,7 @@ def turn_start(
     standalone = _standalone(conversation, redacted)
     opinion, opinion_trace = pending_opinion.collect()
     crisis = crisis_with_opinion(crisis, opinion)
-    state: dict[str, Any] = {
+    state: TurnState = {
         "text": standalone,
         "place_text": redacted,
         "query": standalone,
@@ -217,9 +221,7 @@ def _embedding(redacted: str) -> list[float] | None:
     if not redacted.strip():
         return None
     try:
-        from corpus.embeddings import embed_one
-
-        return embed_one(redacted)
+        return embeddings.embed_one(redacted)
     except Exception:
         logger.exception("query embedding failed at ingress; the message model runs on text features alone")
         return None
@@ -246,17 +248,45 @@ def _standalone(conversation: Conversation, redacted: str) -> str:
 
 def turn_run(*, turn_id: object, retry_failed: bool = True) -> Turn:
     """Run (or resume) a turn to the end and deliver its reply."""
-    return engine.turn_run(turn_id, finalize=turn_finalize, retry_failed=retry_failed)
+    return engine.turn_advance_to_end(turn_id, finalize=turn_finalize, retry_failed=retry_failed)
+
+
+class OutboundWriter(Protocol):
+    """Puts a turn's planned message in a channel's outbox (the SMS channel registers one)."""
+
+    def __call__(self, *, conversation: Conversation, turn: Turn, outbound: Outbound) -> OutboundMessage: ...
+
+
+_outbound_writers: dict[str, OutboundWriter] = {}
+
+
+def outbound_writer_register(channel: str, writer: OutboundWriter) -> None:
+    """Install the outbox of a channel above this layer (conversations.apps wires the SMS one at start-up)."""
+    _outbound_writers[channel] = writer
 
 
 def turn_finalize(turn: Turn) -> None:
-    """Close a finished turn inside the engine's final checkpoint transaction: status, reply, delivery, audit."""
-    state = turn.state
+    """Apply the delivery plan of a finished turn inside the engine's final checkpoint transaction.
+
+    The plan (status, reply or human-mode suggestion, the outbox row, the case-manager flag) was made
+    by the workflow's last node (workflow/delivery.py); this writes it: the turn, the conversation's
+    flag and language, the outbox row, the audit event.
+    """
+    state = cast(TurnState, turn.state)
     conversation = Conversation.objects.select_for_update().get(pk=turn.conversation_id)
-    delivery = state.get("delivery", "reply")
-    crisis = delivery == "crisis"
-    escalated = delivery in ("crisis", "handoff")
-    reply = str(state.get("reply") or "")
+    plan = DeliveryPlan.from_json(state["delivery_plan"])
+    if plan.mode != conversation.mode:
+        # A case manager took over (or handed back) while the turn ran: the mode is the one input of
+        # the plan that can change under a running turn, so the plan is made again with the current one.
+        plan = delivery_plan(
+            reply=str(state.get("reply") or ""),
+            delivery=state.get("delivery", "reply"),
+            handoff_category=state.get("handoff_category"),
+            channel=turn.channel,
+            mode=conversation.mode,
+            require_approval=bool(settings.SMS_REQUIRE_APPROVAL),
+        )
+        state["delivery_plan"] = plan.as_json()
     turn.language = state.get("language") or turn.language
     turn.top_need = state.get("top_need") or ""
     turn.region = state.get("region") or ""
@@ -264,46 +294,26 @@ def turn_finalize(turn: Turn) -> None:
     turn.escalation_reason = state.get("escalation_reason") or (state.get("handoff") or {}).get("category", "")
     turn.finished_at = timezone.now()
     turn.total_ms = round((turn.finished_at - turn.started_at).total_seconds() * 1000, 2)
-    human_mode = conversation.mode == Conversation.Mode.HUMAN
-    if crisis or state.get("handoff_category") == "human":
+    if plan.needs_human_reason:
         conversation.needs_human = True
-        conversation.needs_human_reason = "crisis" if crisis else "asked_for_human"
-    status = Turn.Status.ESCALATED if escalated else Turn.Status.COMPLETED
-    if human_mode and not crisis:
-        # A case manager has this conversation: the navigator's reply is only a suggestion.
-        state["suggestion"] = reply
-        reply = ""
-        status = Turn.Status.WAITING_APPROVAL
-        if turn.channel == "sms":
-            outbound_create(
-                conversation=conversation,
-                turn=turn,
-                body=state["suggestion"],
-                kind=OutboundMessage.Kind.REPLY,
-                status=OutboundMessage.Status.SUGGESTED,
-            )
-    elif turn.channel == "sms":
-        needs_approval = settings.SMS_REQUIRE_APPROVAL and not crisis
-        message = outbound_create(
-            conversation=conversation,
-            turn=turn,
-            body=reply,
-            kind=OutboundMessage.Kind.CRISIS if crisis else OutboundMessage.Kind.REPLY,
-            status=OutboundMessage.Status.PENDING_APPROVAL if needs_approval else OutboundMessage.Status.APPROVED,
-            crisis=crisis,
-        )
-        if needs_approval and message.status == OutboundMessage.Status.PENDING_APPROVAL:
+        conversation.needs_human_reason = plan.needs_human_reason
+    status = plan.status
+    if plan.suggestion is not None:
+        state["suggestion"] = plan.suggestion
+    if plan.outbound is not None:
+        message = _outbound_writers[turn.channel](conversation=conversation, turn=turn, outbound=plan.outbound)
+        if plan.awaits_approval and message.status == OutboundMessage.Status.PENDING_APPROVAL:
             status = Turn.Status.WAITING_APPROVAL
         if message.error_code:
             state["undeliverable"] = message.error_code  # the turn completes; the trace says nothing went out
-    turn.reply = reply
+    turn.reply = plan.reply
     turn.status = status
     turn.state = state
     if turn.language in ("en", "es") and conversation.language != turn.language:
         conversation.language = turn.language
     conversation.save(update_fields=["needs_human", "needs_human_reason", "language", "updated_at"])
     audit_event_record(
-        action="turn.escalated" if escalated else "turn.finished",
+        action="turn.escalated" if plan.escalated else "turn.finished",
         actor="system",
         object_type="turn",
         object_id=turn.pk,
@@ -317,70 +327,8 @@ def turn_finalize(turn: Turn) -> None:
     )
 
 
-def outbound_create(
-    *,
-    conversation: Conversation,
-    turn: Turn | None,
-    body: str,
-    kind: str,
-    status: str,
-    crisis: bool = False,
-    actor: str = "system",
-) -> OutboundMessage:
-    """Put an SMS in the outbox; opted-out contacts get nothing, approved messages are sent after commit."""
-    contact = conversation.contact
-    error_code = ""
-    if contact.opted_out and kind != OutboundMessage.Kind.KEYWORD:
-        status = OutboundMessage.Status.SUPPRESSED
-    elif not contact.phone_encrypted and status == OutboundMessage.Status.APPROVED:
-        # An SMS-channel conversation with no number (the `ask --channel sms` path): nothing can be
-        # sent, and saying so must not fail the turn or its crisis handoff.
-        status, error_code = OutboundMessage.Status.FAILED, "no_phone"
-    message = OutboundMessage.objects.create(
-        conversation=conversation,
-        turn=turn,
-        kind=kind,
-        body=body,
-        draft_body=body,
-        status=status,
-        crisis=crisis,
-        error_code=error_code,
-    )
-    audit_event_record(
-        action="outbound.created",
-        actor=actor,
-        object_type="outbound",
-        object_id=message.pk,
-        data={"status": status, "kind": kind, "crisis": crisis, **({"reason": error_code} if error_code else {})},
-    )
-    if status == OutboundMessage.Status.APPROVED:
-        message_id = str(message.pk)
-        transaction.on_commit(lambda: outbound_enqueue(message_id=message_id))
-    return message
-
-
-def outbound_enqueue(*, message_id: str) -> None:
-    """Hand an approved message to the Celery sender (ids only, never objects)."""
-    from conversations.tasks import outbound_send
-
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        try:
-            outbound_send.delay(message_id)
-        except Exception:
-            # Runs after the turn committed: a send error must not surface as a failed turn. The row
-            # stays approved/unclaimed or failed, and the sweeper retries what a retry can help.
-            logger.exception("outbound %s: eager send raised", message_id)
-        return
-    from conversations.background import task_dispatch
-
-    # Through task_dispatch: a dead broker must not lose the approved send (it then runs here).
-    task_dispatch(outbound_send, message_id)
-
-
 def turns_resume(*, older_than: Any = None, now: Any = None, turn_ids: list[str] | None = None) -> int:
     """Resume unfinished turns from their last checkpoint; busy conversations are left to their runner."""
-    from datetime import timedelta
-
     now = now or timezone.now()
     query = Turn.objects.filter(status=Turn.Status.RUNNING)
     if turn_ids:

@@ -1,4 +1,9 @@
-"""Celery tasks of the conversations app: run/resume turns and send approved SMS (ids only)."""
+"""Celery tasks of the conversations app: run/resume turns and send approved SMS (ids only).
+
+Only the Celery wiring imports this module (an import-linter contract): everything else queues work
+by task name through `conversations.background.task_dispatch`. The registered names are the wire
+format of queued messages, so they stay as they are when a Python name changes.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +12,30 @@ from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
+
+from conversations import background, services
+from conversations.models import OutboundMessage
+from conversations.retention import conversations_purge_expired
+from conversations.sms import services as sms_services
+from conversations.sms.gateway import SmsError
+from conversations.sms.sender import outbound_deliver, outbound_give_up
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name="conversations.run_turn", acks_late=True, max_retries=3, default_retry_delay=5)
-def run_turn(turn_id: str) -> str:
+def turn_run(turn_id: str) -> str:
     """Run or resume one turn; safe to deliver twice (the engine skips finished nodes)."""
-    from conversations.services import turn_run
-
-    return turn_run(turn_id=turn_id).status
+    return services.turn_run(turn_id=turn_id).status
 
 
 @shared_task(name="conversations.resume_stale_turns")
-def resume_stale_turns(older_than_seconds: int = 60) -> int:
-    """Resume turns left running by a crashed worker; returns how many were resumed."""
-    from conversations.services import turns_resume
-
-    return turns_resume(older_than=timedelta(seconds=older_than_seconds), now=timezone.now())
+def resume_stale_turns(older_than_seconds: int | None = None) -> int:
+    """Resume turns left running by a crashed worker (running longer than TURN_STALE_SECONDS); returns how many."""
+    seconds = settings.TURN_STALE_SECONDS if older_than_seconds is None else older_than_seconds
+    return services.turns_resume(older_than=timedelta(seconds=seconds), now=timezone.now())
 
 
 # Backoff for transient send errors (Twilio 5xx/429, connection refused): 5 s, 10 s, 20 s, 40 s, 80 s.
@@ -36,9 +46,6 @@ SEND_RETRY_MAX_SECONDS = 300
 @shared_task(bind=True, name="conversations.outbound_send", acks_late=True, autoretry_for=(), max_retries=5)
 def outbound_send(self: Any, message_id: str) -> str:
     """Send one approved outbound SMS exactly once (the sender claims the row first); retry transient errors."""
-    from conversations.sms.gateway import SmsError
-    from conversations.sms.sender import outbound_deliver, outbound_give_up
-
     try:
         return outbound_deliver(message_id=message_id)
     except SmsError as exc:  # only transient errors reach here; the claim was released
@@ -56,41 +63,30 @@ def outbound_send(self: Any, message_id: str) -> str:
 @shared_task(name="conversations.sms_inbound_process", acks_late=True, max_retries=3, default_retry_delay=2)
 def sms_inbound_process(inbound_id: str) -> str:
     """Decide one recorded inbound SMS (keyword, held, turn); a second delivery changes nothing."""
-    from conversations.sms.services import inbound_process
-
-    return inbound_process(inbound_id=inbound_id).outcome
+    return sms_services.inbound_process(inbound_id=inbound_id).outcome
 
 
 @shared_task(name="conversations.sms_process_pending")
 def sms_process_pending(older_than_seconds: int = 30) -> int:
     """Decide inbound SMS whose processing task never ran (lost with a broker restart)."""
-    from conversations.sms.services import inbound_process_pending
-
-    return inbound_process_pending(older_than=timedelta(seconds=older_than_seconds))
+    return sms_services.inbound_process_pending(older_than=timedelta(seconds=older_than_seconds))
 
 
 @shared_task(name="conversations.sms_process_held")
 def sms_process_held() -> int:
     """Start turns for SMS held by the per-number rate limit whose window has passed (run by beat)."""
-    from conversations.sms.services import inbound_process_held
-
-    return inbound_process_held()
+    return sms_services.inbound_process_held()
 
 
 @shared_task(name="conversations.purge_expired")
 def purge_expired() -> dict[str, Any]:
     """Delete conversation content older than RETENTION_DAYS (run daily by beat)."""
-    from conversations.retention import conversations_purge_expired
-
     return conversations_purge_expired(now=timezone.now())
 
 
 @shared_task(name="conversations.outbound_sweep")
 def outbound_sweep(older_than_seconds: int = 300) -> int:
     """Re-dispatch approved SMS never claimed by a sender (the enqueue was lost); the claim keeps it to one send."""
-    from conversations.background import task_dispatch
-    from conversations.models import OutboundMessage
-
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
     stale = list(
         OutboundMessage.objects.filter(
@@ -98,5 +94,5 @@ def outbound_sweep(older_than_seconds: int = 300) -> int:
         ).values_list("pk", flat=True)[:500]
     )
     for message_id in stale:
-        task_dispatch(outbound_send, str(message_id))
+        background.task_dispatch(outbound_send.name, str(message_id))
     return len(stale)

@@ -1,7 +1,7 @@
 """Writes of outreach: confirmed reminders, their sends, and release plans by SMS.
 
-Everything leaves through the SMS outbox (`OutboundMessage`, sent by conversations' outbox worker,
-which re-checks opt-out). Reminder sends are idempotent in the database: a `ReminderSend` row is
+Everything leaves through conversations' SMS outbox (`conversations.sms.outbox`; its sender
+re-checks opt-out right before each send). Reminder sends are idempotent in the database: a `ReminderSend` row is
 claimed under its row lock and becomes exactly one outbox message. Audit events are content-free
 (ids, slots, counts). Reminder texts and confirmations are kind `keyword`: the person asked for
 them (or confirmed a case manager's) with an explicit command, so, like HELP or MORE answers, they
@@ -22,10 +22,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from audit.services import audit_event_record
-from conversations import tasks
-from conversations.background import task_dispatch
 from conversations.hooks import redact
 from conversations.models import Contact, Conversation, OutboundMessage
+from conversations.sms import outbox
 from outreach.models import PlanDelivery, Reminder, ReminderSend
 from outreach.schedule import in_quiet_hours, send_times
 from outreach.texts import day_text, text_for, when_text
@@ -67,29 +66,18 @@ def outbox_put(
     needs_approval: bool = False,
     approved_by: str = "",
 ) -> OutboundMessage:
-    """Queue one text for the person; opted-out numbers get nothing (suppressed, not sent)."""
-    opted_out = Contact.objects.filter(pk=conversation.contact_id).values_list("opted_out", flat=True).first()
-    status = Status.SUPPRESSED if opted_out else (Status.PENDING_APPROVAL if needs_approval else Status.APPROVED)
-    message = OutboundMessage.objects.create(
+    """Queue one text for the person through conversations' SMS outbox (opted-out numbers get nothing).
+
+    Outreach's texts default to kind `keyword` (asked for by the person's own command, see above).
+    """
+    return outbox.outbox_put(
         conversation=conversation,
-        kind=kind,
-        purpose=purpose[:24],
+        purpose=purpose,
         body=body,
-        draft_body=body,
-        status=status,
+        kind=kind,
+        status=Status.PENDING_APPROVAL if needs_approval else Status.APPROVED,
         approved_by=approved_by,
-        approved_at=timezone.now() if approved_by and status == Status.APPROVED else None,
     )
-    audit_event_record(
-        action="outbound.created",
-        object_type="outbound",
-        object_id=message.pk,
-        data={"status": status, "kind": message.kind, "purpose": purpose},
-    )
-    if status == Status.APPROVED:
-        message_id = str(message.pk)
-        transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
-    return message
 
 
 # --- reminders ---------------------------------------------------------------------------------
@@ -380,7 +368,7 @@ def reminders_expire(*, now: dt.datetime | None = None) -> int:
 def _plan_parts_put(*, conversation: Conversation, request: PlanRequest, created_by: str) -> list[str]:
     """A plan is a substantive reply: the person's own request waits for approval like any reply
     (SMS_REQUIRE_APPROVAL); a case manager's send is their own approved message."""
-    parts = plan_sms_parts(plan_build(request=request))
+    parts = plan_sms_parts(plan_build(request=request), max_chars=settings.SMS_MAX_CHARS)
     staff = created_by != "person"
     for part in parts:
         outbox_put(

@@ -15,13 +15,13 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from conversations.routing import websocket_urlpatterns  # noqa: E402
+from conversations.web.routing import websocket_urlpatterns  # noqa: E402
 from toolserver.http import McpHttpApp, is_mcp_path  # noqa: E402
 
 
 def _warm_embeddings() -> None:
     """Load the embedding model in the background so the first person's turn does not pay for it."""
-    from corpus.embeddings import get_model
+    from corpus.embeddings import get_model  # noqa: PLC0415 - after Django is set up, in the warm-up thread
 
     get_model()
 

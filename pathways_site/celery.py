@@ -20,7 +20,8 @@ def _connections_back_to_the_pool(task: Any = None, **kwargs: Any) -> None:
     (CELERY_DB_REUSE_MAX keeps Celery from closing the whole pool around every task)."""
     if task is None or getattr(task.request, "is_eager", False):
         return  # eager: the caller's connection and transaction are not ours to close
-    from django.db import close_old_connections
+    # Imported here: this module is loaded by pathways_site/__init__ before Django's settings are.
+    from django.db import close_old_connections  # noqa: PLC0415
 
     close_old_connections()
 

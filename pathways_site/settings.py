@@ -212,6 +212,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 4}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = "America/Chicago"
+# A turn still running this long after it started lost its worker (a turn's own deadline is
+# TURN_DEADLINE_SECONDS): the beat's sweeper resumes it from its last checkpoint.
+TURN_STALE_SECONDS = 90
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     # Partner HSDS feeds become change requests for staff review, never live edits.
     "resources-refresh-feeds": {
@@ -233,7 +236,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "resume-stale-turns": {
         "task": "conversations.resume_stale_turns",
         "schedule": 60.0,
-        "kwargs": {"older_than_seconds": 90},
+        "kwargs": {"older_than_seconds": TURN_STALE_SECONDS},
     },
 }
 
@@ -258,6 +261,11 @@ TWILIO_API_BASE_URL = env_str("TWILIO_API_BASE_URL")  # tests point the real cli
 PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL")  # what Twilio signs, e.g. https://pathways.example.org
 SMS_REQUIRE_APPROVAL = env_bool("SMS_REQUIRE_APPROVAL", default=True)
 SMS_MAX_CHARS = env_int("SMS_MAX_CHARS", default=320, minimum=70)
+# The audit's ceiling for an SMS draft, from the one SMS budget: a draft may run to one and a half
+# texts, since the sender sends the first SMS_MAX_CHARS and keeps the rest for MORE.
+SMS_DRAFT_MAX_CHARS = SMS_MAX_CHARS * 3 // 2
+# The audit's ceiling for a web chat reply (no per-message budget: the chat shows it whole).
+WEB_DRAFT_MAX_CHARS = 1600
 SMS_RATE_LIMIT_COUNT = env_int("SMS_RATE_LIMIT_COUNT", default=6, minimum=1)
 SMS_RATE_LIMIT_WINDOW_SECONDS = env_int("SMS_RATE_LIMIT_WINDOW_SECONDS", default=60, minimum=1)
 

@@ -127,7 +127,7 @@ def _relative_day(rest: str, today: dt.date) -> dt.date | None:
 
 def parse_when(text: str, *, now: dt.datetime) -> When | Ambiguous | None:
     """The date (and time) a message names, relative to `now` (aware); None when it names none."""
-    from dateparser.search import search_dates
+    from dateparser.search import search_dates  # noqa: PLC0415 - dateparser compiles its locale data on import (start-up cost)
 
     local_now = now.astimezone(TZ)
     folded = fold(text)

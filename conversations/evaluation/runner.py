@@ -53,7 +53,7 @@ def mode_name() -> str:
 
 def warm_up() -> None:
     """Load the embedding model before any turn's clock starts, as `manage.py ask` does."""
-    from corpus.embeddings import get_model
+    from corpus.embeddings import get_model  # noqa: PLC0415 - loads the embedding model's code only when warming up
 
     get_model()
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
+from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from conversations.workflow.intake_rules import NEED_CATEGORIES
@@ -95,8 +96,6 @@ class Trace(BaseModel):
 
 
 def default_directory() -> Path:
-    from django.conf import settings
-
     return Path(settings.BASE_DIR) / "tests" / "evals" / "traces"
 
 

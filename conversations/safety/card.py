@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +137,6 @@ DATA_CARD_PATH = Path(__file__).resolve().parent / "data" / "DATA_CARD.md"
 
 def render_data_card(sets: dict[str, list[Any]]) -> str:
     """Counts per stratum for each data set, and how each was written."""
-    from collections import Counter
-
     lines = [
         "# Message data card",
         "",

@@ -29,8 +29,9 @@ SEND_TIMEOUT_SECONDS = 10.0
 
 # Twilio error codes where the same request can never succeed (docs: twilio.com/docs/api/errors).
 # 21211 invalid 'To' number, 21614 'To' is not a mobile number, 21610 the recipient replied STOP.
-PERMANENT_CODES = frozenset({21211, 21614, 21610, 21408, 21612, 21606})
-OPTED_OUT_CODE = 21610
+# Codes are kept as the strings SmsError.code and the status callback's ErrorCode carry.
+PERMANENT_CODES = frozenset({"21211", "21614", "21610", "21408", "21612", "21606"})
+OPTED_OUT_CODE = "21610"
 
 
 class SmsError(Exception):
@@ -119,10 +120,10 @@ def send_sms(*, to: str, body: str, status_callback: str | None = None) -> SentS
     try:
         message = client.api.v2010.accounts(settings.TWILIO_ACCOUNT_SID).messages.create(**kwargs)
     except TwilioRestException as exc:
-        code = int(exc.code) if exc.code is not None else None
+        code = str(int(exc.code)) if exc.code is not None else ""
         permanent = code in PERMANENT_CODES or (400 <= exc.status < 500 and exc.status != 429)
         raise SmsError(
-            f"Twilio refused the message (HTTP {exc.status})", permanent=permanent, code=str(code or exc.status)
+            f"Twilio refused the message (HTTP {exc.status})", permanent=permanent, code=code or str(exc.status)
         ) from None
     except requests.ConnectionError as exc:
         if _never_connected(exc):

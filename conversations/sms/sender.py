@@ -1,4 +1,4 @@
-"""The outbox worker: claim one approved message, re-check consent and mode, shape it for SMS, send it once.
+"""The SMS sender: claim one approved outbox message, re-check consent and mode, shape it for SMS, send it once.
 
 Exactly-once rests on the claim (`status=approved, claimed_at=None, provider_sid=''` → `sending`
 in one conditional UPDATE): a duplicate task, a redelivered task or a second worker finds nothing to
@@ -21,8 +21,10 @@ from audit.services import audit_event_record
 from conversations import crypto
 from conversations.models import Contact, Conversation, OutboundMessage
 from conversations.sms import gateway, segments
-from conversations.sms.services import contact_opt_out_by_carrier
+from conversations.sms.outbox import OPT_OUT_CONFIRMATION, contact_opt_out_by_carrier, may_text
 from conversations.sms.texts import NOTICE_VERSION, text_for
+from conversations.workflow.graph import SENDER_READS
+from conversations.workflow.projection import project
 from conversations.workflow.templates import NOT_ADVICE
 
 logger = logging.getLogger(__name__)
@@ -33,17 +35,17 @@ Kind = OutboundMessage.Kind
 # While a case manager has the conversation only their messages, crisis handoffs and the fixed
 # compliance answers (STOP/START/HELP confirmations, which carry no navigator content) may go out.
 HUMAN_MODE_KINDS: Final = frozenset({Kind.CRISIS, Kind.HUMAN, Kind.KEYWORD})
-DEFAULT_MAX_CHARS: Final = 320
 
 
 def sms_max_chars() -> int:
-    return int(getattr(settings, "SMS_MAX_CHARS", DEFAULT_MAX_CHARS))
+    """The one SMS budget (settings.SMS_MAX_CHARS): longer texts are shortened with "reply MORE"."""
+    return int(settings.SMS_MAX_CHARS)
 
 
 def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bool]:
     """The text to send, the remainder kept for MORE, and whether the first-contact notice is included."""
     language = message.conversation.language
-    state: dict[str, Any] = (message.turn.state or {}) if message.turn_id else {}
+    state = project((message.turn.state or {}) if message.turn_id else {}, SENDER_READS)
     if message.kind == Kind.CRISIS:
         # A crisis handoff is sent whole: nobody should have to reply MORE to get the number to call.
         text, remainder = segments.gsm_safe(message.body), ""
@@ -57,14 +59,19 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
             budget=sms_max_chars(),
             more_hint=text_for("more_hint", language),
             footer=footer,
-            resources=state.get("resources") or [],
-            citations=[item for item in state.get("evidence") or [] if item.get("assertable")],
+            resources=state["resources"] or (),
+            citations=[item for item in state["evidence"] or () if item.get("assertable")],
         )
         text, remainder = shaped.text, shaped.remainder
-    with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
+    with_notice = _with_notice(contact, message)
     if with_notice:
         text = f"{text}\n{segments.gsm_safe(text_for('first_contact', language))}"
     return text, remainder, with_notice
+
+
+def _with_notice(contact: Contact, message: OutboundMessage) -> bool:
+    """The first message to a number carries the privacy notice, except the confirmation of a STOP."""
+    return not contact.consent_version and message.purpose != OPT_OUT_CONFIRMATION
 
 
 def _status_callback_url(message_id: str) -> str | None:
@@ -92,7 +99,7 @@ def outbound_deliver(*, message_id: object) -> str:
     contact = message.conversation.contact
     # Re-checked here, right before the send: the person may have texted STOP or a case manager
     # may have taken over after the message was approved.
-    if contact.opted_out and message.purpose != "opt_out_confirmation":
+    if not may_text(contact, message.purpose):
         _finish(
             message_id,
             Status.SUPPRESSED,
@@ -123,11 +130,11 @@ def outbound_deliver(*, message_id: object) -> str:
             body=text, remainder=remainder, segments=info.segments, encoding=info.encoding
         )
     else:
-        with_notice = not contact.consent_version and message.purpose != "opt_out_confirmation"
+        with_notice = _with_notice(contact, message)
     try:
         to = crypto.decrypt(contact.phone_encrypted) if contact.phone_encrypted else ""
     except ValueError:
-        to = ""  # a key mismatch is not fixed by retrying: record it, never raise out of the outbox
+        to = ""  # a key mismatch is not fixed by retrying: record it, never raise out of the sender
     if not to:
         code = "no_phone" if not contact.phone_encrypted else "bad_phone_key"
         _finish(
@@ -154,7 +161,7 @@ def outbound_deliver(*, message_id: object) -> str:
             data={"code": exc.code, "kind": message.kind},
             error_code=exc.code[:20],
         )
-        if exc.code == str(gateway.OPTED_OUT_CODE):
+        if exc.code == gateway.OPTED_OUT_CODE:
             contact_opt_out_by_carrier(contact_id=contact.pk)
         return "failed"
     sent_at = timezone.now()

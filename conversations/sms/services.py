@@ -1,8 +1,9 @@
-"""Writes of the SMS gateway: recording inbound webhooks, keywords, the rate limit, approvals, delivery status.
+"""Writes of the SMS gateway: recording inbound webhooks, keywords, the per-number rate limit.
 
-The webhook path (`inbound_receive`) records and decides; it never runs the workflow. Turns and sends
-leave through `transaction.on_commit`, as ids, to `conversations.background.task_dispatch` (a Celery
-worker, or a bounded thread pool when Celery is eager).
+The webhook path (`inbound_receive`) records and decides; it never runs the workflow. Turns leave
+through `transaction.on_commit`, as ids, to `conversations.background.task_dispatch` (a Celery
+worker, or a bounded thread pool when Celery is eager); every text back goes through the outbox
+(`conversations.sms.outbox`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -19,44 +19,19 @@ from django.db.models import Q
 from django.utils import timezone
 
 from audit.services import audit_event_record
-from conversations import crypto, tasks
+from conversations import crypto
 from conversations.background import task_dispatch
-from conversations.errors import ConversationError
 from conversations.hooks import detect_crisis, redact
 from conversations.models import Contact, Conversation, InboundSms, OutboundMessage
-from conversations.services import (
-    MAX_MESSAGE_CHARS,
-    contact_for_phone,
-    conversation_create,
-    outbound_enqueue,
-    turn_start,
-)
+from conversations.services import MAX_MESSAGE_CHARS, contact_for_phone, conversation_create, turn_start
+from conversations.sms import outbox
 from conversations.sms.commands import sms_command_dispatch
-from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason, UnknownOutbound
 from conversations.sms.texts import keyword_match, text_for
 
 logger = logging.getLogger(__name__)
 
 Status = OutboundMessage.Status
 Kind = OutboundMessage.Kind
-
-# Statuses a delivery report may move a message between, in the order they happen.
-_DELIVERY_RANK: Final = {
-    Status.SENDING: 0,
-    Status.SENT: 1,
-    Status.DELIVERED: 2,
-    Status.UNDELIVERED: 2,
-    Status.FAILED: 2,
-}
-_TWILIO_STATUS: Final = {
-    "sent": Status.SENT,
-    "delivered": Status.DELIVERED,
-    "read": Status.DELIVERED,
-    "undelivered": Status.UNDELIVERED,
-    "failed": Status.FAILED,
-    "canceled": Status.FAILED,
-}
-CARRIER_OPT_OUT_CODE: Final = "21610"
 
 
 @dataclass(frozen=True)
@@ -140,8 +115,9 @@ def inbound_receive(
     if inbound_id is None:
         return InboundResult(None, "duplicate", duplicate=True)
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        return inbound_process(inbound_id=inbound_id)
-    transaction.on_commit(lambda: task_dispatch(tasks.sms_inbound_process, inbound_id))
+        with outbox.webhook_answering():
+            return inbound_process(inbound_id=inbound_id)
+    transaction.on_commit(lambda: task_dispatch("conversations.sms_inbound_process", inbound_id))
     return InboundResult(inbound_id, InboundSms.Outcome.PENDING)
 
 
@@ -254,27 +230,8 @@ def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
     inbound.redacted_body = turn.redacted_text
     turn_id = str(turn.pk)
     if created:
-        transaction.on_commit(lambda: task_dispatch(tasks.run_turn, turn_id))
+        transaction.on_commit(lambda: task_dispatch("conversations.run_turn", turn_id))
     return turn_id
-
-
-def _outbox_put(*, conversation: Conversation, kind: str, purpose: str, body: str) -> OutboundMessage:
-    """Queue a fixed text (keyword answer, notice); opted-out numbers get only the opt-out confirmation."""
-    opted_out = Contact.objects.filter(pk=conversation.contact_id).values_list("opted_out", flat=True).first()
-    status = Status.SUPPRESSED if opted_out and purpose != "opt_out_confirmation" else Status.APPROVED
-    message = OutboundMessage.objects.create(
-        conversation=conversation, kind=kind, purpose=purpose, body=body, draft_body=body, status=status
-    )
-    audit_event_record(
-        action="outbound.created",
-        object_type="outbound",
-        object_id=message.pk,
-        data={"status": status, "kind": kind, "purpose": purpose},
-    )
-    if status == Status.APPROVED:
-        message_id = str(message.pk)
-        transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
-    return message
 
 
 def _keyword_apply(
@@ -286,69 +243,37 @@ def _keyword_apply(
     if action == "stop":
         # Only the transition sends a confirmation: repeated STOPs get exactly one answer.
         if Contact.objects.filter(pk=contact.pk, opted_out=False).update(opted_out=True, opted_out_at=now):
-            withdrawn = OutboundMessage.objects.filter(
-                conversation__contact=contact,
-                status__in=[Status.PENDING_APPROVAL, Status.APPROVED, Status.SUGGESTED],
-                claimed_at=None,
-            ).update(status=Status.SUPPRESSED)
+            withdrawn = outbox.outbox_withdraw(contact=contact)
             audit_event_record(
                 action="sms.opted_out", object_type="contact", object_id=contact.pk, data={"withdrawn": withdrawn}
             )
-            _outbox_put(
+            outbox.outbox_put(
                 conversation=conversation,
                 kind=Kind.KEYWORD,
-                purpose="opt_out_confirmation",
-                body=text_for("opt_out_confirmation", lang),
+                purpose=outbox.OPT_OUT_CONFIRMATION,
+                body=text_for(outbox.OPT_OUT_CONFIRMATION, lang),
             )
     elif action == "start":
         if Contact.objects.filter(pk=contact.pk, opted_out=True).update(opted_out=False, opted_out_at=None):
             audit_event_record(action="sms.opted_in", object_type="contact", object_id=contact.pk)
-        _outbox_put(
+        outbox.outbox_put(
             conversation=conversation,
             kind=Kind.KEYWORD,
             purpose="opt_in_confirmation",
             body=text_for("opt_in_confirmation", lang),
         )
     elif action == "help":
-        _outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="help", body=text_for("help", lang))
+        outbox.outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="help", body=text_for("help", lang))
     elif action == "more":
         _more(conversation=conversation, language=lang)
 
 
 def _more(*, conversation: Conversation, language: str) -> None:
-    """Send the next part of the last shortened reply, once."""
-    last = (
-        OutboundMessage.objects.filter(conversation=conversation, status__in=[Status.SENT, Status.DELIVERED])
-        .exclude(remainder="")
-        .order_by("-sent_at")
-        .first()
-    )
-    # Claiming the remainder with a conditional update: two MOREs never send the same part twice.
-    if (
-        last is not None
-        and OutboundMessage.objects.filter(pk=last.pk, remainder=last.remainder).update(remainder="") == 1
-    ):
-        message = OutboundMessage.objects.create(
-            conversation=conversation,
-            turn=last.turn,
-            kind=last.kind,
-            purpose="more",
-            body=last.remainder,
-            draft_body=last.remainder,
-            status=Status.APPROVED,
-            approved_by=last.approved_by,
-            approved_at=last.approved_at,
+    """Send the next part of the last shortened reply, once; say so when nothing is left."""
+    if outbox.outbox_more(conversation=conversation) is None:
+        outbox.outbox_put(
+            conversation=conversation, kind=Kind.KEYWORD, purpose="more_none", body=text_for("more_none", language)
         )
-        audit_event_record(
-            action="outbound.created",
-            object_type="outbound",
-            object_id=message.pk,
-            data={"status": message.status, "kind": message.kind, "purpose": "more"},
-        )
-        message_id = str(message.pk)
-        transaction.on_commit(lambda: task_dispatch(tasks.outbound_send, message_id))
-        return
-    _outbox_put(conversation=conversation, kind=Kind.KEYWORD, purpose="more_none", body=text_for("more_none", language))
 
 
 def _rate_notice(*, contact: Contact, conversation: Conversation, now: datetime) -> None:
@@ -357,7 +282,7 @@ def _rate_notice(*, contact: Contact, conversation: Conversation, now: datetime)
     fresh = Q(sms_rate_notice_at__isnull=True) | Q(sms_rate_notice_at__lt=now - window)
     if Contact.objects.filter(fresh, pk=contact.pk).update(sms_rate_notice_at=now):
         audit_event_record(action="sms.rate_limited", object_type="contact", object_id=contact.pk)
-        _outbox_put(
+        outbox.outbox_put(
             conversation=conversation,
             kind=Kind.NOTICE,
             purpose="rate_limit",
@@ -383,124 +308,3 @@ def inbound_process_held(*, now: datetime | None = None, batch: int = 50) -> int
             inbound.save(update_fields=["turn", "processed", "processed_at", "redacted_body"])
             processed += 1
     return processed
-
-
-def _actor_name(actor: object) -> str:
-    return str(getattr(actor, "get_username", lambda: actor)())[:150]
-
-
-def outbound_approve(*, message_id: object, actor: object, body: str | None = None) -> OutboundMessage:
-    """Approve (optionally edit) a pending reply or a human-mode suggestion; the send is queued on commit."""
-    name = _actor_name(actor)
-    # Not durable: the caseload admin calls this inside its own transaction (the send still waits for
-    # the outermost commit through on_commit).
-    with transaction.atomic():
-        message = OutboundMessage.objects.select_for_update().filter(pk=message_id).first()
-        if message is None:
-            raise UnknownOutbound("This message does not exist.")
-        if message.status not in (Status.PENDING_APPROVAL, Status.SUGGESTED):
-            raise OutboundNotPending(
-                f"This message is {message.get_status_display().lower()}, not waiting for approval."
-            )
-        edited = body is not None and body.strip() != message.body.strip()
-        if body is not None:
-            if not body.strip():
-                raise ConversationError("An approved message cannot be empty.", code="empty_message")
-            message.body = body.strip()
-        if message.status == Status.SUGGESTED:
-            # In human mode only a case manager's own messages go out: approving makes it theirs.
-            message.kind = Kind.HUMAN
-        opted_out = (
-            Contact.objects.filter(conversations=message.conversation_id).values_list("opted_out", flat=True).first()
-        )
-        message.status = Status.SUPPRESSED if opted_out else Status.APPROVED
-        message.approved_by, message.approved_at = name, timezone.now()
-        message.save(update_fields=["body", "kind", "status", "approved_by", "approved_at", "updated_at"])
-        audit_event_record(
-            action="outbound.approved",
-            actor=name,
-            object_type="outbound",
-            object_id=message.pk,
-            data={"edited": edited, "kind": message.kind, "status": message.status},
-        )
-        if message.status == Status.APPROVED:
-            approved_id = str(message.pk)
-            transaction.on_commit(lambda: outbound_enqueue(message_id=approved_id))
-    return message
-
-
-def outbound_reject(*, message_id: object, actor: object, reason: str) -> OutboundMessage:
-    """Reject a pending reply or suggestion with a reason (kept on the row, not in the audit log)."""
-    name = _actor_name(actor)
-    if not (reason or "").strip():
-        raise RejectionNeedsReason("Please give a reason for rejecting this message.")
-    # Not durable: the caseload admin calls this inside its own transaction (the send still waits for
-    # the outermost commit through on_commit).
-    with transaction.atomic():
-        message = OutboundMessage.objects.select_for_update().filter(pk=message_id).first()
-        if message is None:
-            raise UnknownOutbound("This message does not exist.")
-        if message.status not in (Status.PENDING_APPROVAL, Status.SUGGESTED):
-            raise OutboundNotPending(
-                f"This message is {message.get_status_display().lower()}, not waiting for approval."
-            )
-        message.status, message.rejection_reason = Status.REJECTED, reason.strip()[:300]
-        message.save(update_fields=["status", "rejection_reason", "updated_at"])
-        audit_event_record(
-            action="outbound.rejected",
-            actor=name,
-            object_type="outbound",
-            object_id=message.pk,
-            data={"kind": message.kind},
-        )
-    return message
-
-
-def outbound_status_record(
-    *, message_sid: str, status: str, error_code: str = "", message_id: str | None = None
-) -> OutboundMessage | None:
-    """Apply a Twilio delivery report; statuses only move forward (a late 'sent' never undoes 'delivered')."""
-    query = OutboundMessage.objects.select_for_update().select_related("conversation")
-    with transaction.atomic(durable=True):
-        message = None
-        if message_id:
-            message = query.filter(pk=message_id).first()
-        if message is None and message_sid:
-            message = query.filter(provider_sid=message_sid).first()
-        if message is None or (message.provider_sid and message_sid and message.provider_sid != message_sid):
-            logger.info("status callback for an unknown message %s", message_sid[-8:])
-            return None
-        fields = ["provider_status", "updated_at"]
-        message.provider_status = status[:20]
-        if not message.provider_sid and message_sid:
-            message.provider_sid = message_sid[:64]
-            fields.append("provider_sid")
-        target = _TWILIO_STATUS.get(status)
-        current = _DELIVERY_RANK.get(message.status)
-        if target is not None and current is not None and _DELIVERY_RANK[target] > current:
-            message.status = target
-            fields.append("status")
-        if error_code:
-            message.error_code = error_code[:20]
-            fields.append("error_code")
-        message.save(update_fields=fields)
-        if target in (Status.UNDELIVERED, Status.FAILED):
-            audit_event_record(
-                action="outbound.undelivered",
-                object_type="outbound",
-                object_id=message.pk,
-                data={"status": status, "error_code": error_code},
-            )
-        if error_code == CARRIER_OPT_OUT_CODE:
-            contact_opt_out_by_carrier(contact_id=message.conversation.contact_id)
-    return message
-
-
-def contact_opt_out_by_carrier(*, contact_id: object) -> bool:
-    """Twilio says the number opted out (error 21610): stop texting it, without a confirmation of our own."""
-    updated = Contact.objects.filter(pk=contact_id, opted_out=False).update(opted_out=True, opted_out_at=timezone.now())
-    if updated:
-        audit_event_record(
-            action="sms.opted_out", object_type="contact", object_id=contact_id, data={"source": "carrier"}
-        )
-    return bool(updated)

@@ -8,6 +8,7 @@ webhook records the message and answers empty TwiML at once: the turn runs elsew
 from __future__ import annotations
 
 import logging
+import uuid
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audit.services import audit_event_record
 from conversations.crypto import InvalidPhoneNumber
-from conversations.sms import gateway, services
+from conversations.sms import gateway, outbox, services
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +110,7 @@ def status(request: HttpRequest) -> HttpResponse:
         form = StatusForm.model_validate(request.POST.dict())
     except ValidationError:
         return HttpResponse("Bad request", status=400, content_type="text/plain")
-    services.outbound_status_record(
+    outbox.outbound_status_record(
         message_sid=form.MessageSid,
         status=form.MessageStatus.lower(),
         error_code=form.ErrorCode,
@@ -119,8 +120,6 @@ def status(request: HttpRequest) -> HttpResponse:
 
 
 def _uuid_or_none(value: str | None) -> str | None:
-    import uuid
-
     try:
         return str(uuid.UUID(value)) if value else None
     except ValueError:

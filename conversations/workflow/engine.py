@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from conversations.models import NodeRun, Turn
+from conversations.workflow import extensions
 from conversations.workflow.graph import (
     MAX_LLM_CALLS,
     MAX_NODE_STEPS,
@@ -260,7 +261,7 @@ def _checkpoint_sql(fields: tuple[str, ...], durable: bool) -> str:
     )
 
 
-def turn_run(
+def turn_advance_to_end(
     turn_id: object,
     *,
     finalize: Finalizer,
@@ -309,8 +310,6 @@ def _force_escalate(turn_id: object, *, reason: str) -> None:
 
 
 def _notify_on_commit(turn: Turn, node: str, target: str) -> None:
-    from conversations.events import publish_progress
-
     payload = {"turn_id": str(turn.pk), "node": node, "next": target, "status": turn.status, "step": turn.steps}
     conversation_id = str(turn.conversation_id)
-    transaction.on_commit(lambda: publish_progress(conversation_id, payload))
+    transaction.on_commit(lambda: extensions.progress_publish(conversation_id, payload))

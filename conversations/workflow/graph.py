@@ -54,8 +54,6 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "query",
         "language",
         "channel",
-        "top_need",
-        "region",
         "gate",
         "resources",
         "audit",
@@ -77,11 +75,15 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "legal_advice",
         "revisions",
     ),
-    "send": ("draft", "channel", "language", "crisis", "mode"),
-    "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources"),
+    "send": ("draft", "channel", "mode"),
+    "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources", "mode"),
 }
 
 NODES: Final = tuple(NODE_READS)
+
+# What the SMS sender may read of a finished turn to shape its text (names and numbers of the
+# places, the cited rules): like a node, it gets a read-only projection of these keys only.
+SENDER_READS: Final = ("resources", "evidence")
 
 
 def next_node(node: str, outcome: str) -> str:

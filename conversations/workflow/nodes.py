@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from django.conf import settings
+from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from audit import rules as audit_rules
@@ -22,6 +24,7 @@ from audit.types import AuditContext, AuditResult, EvidenceRecord, Verdict
 from conversations import llm
 from conversations.hooks import apply_gate, handoff_for
 from conversations.workflow import extensions, intake_rules, templates
+from conversations.workflow.delivery import delivery_plan
 from conversations.workflow.graph import MAX_AUDIT_REVISIONS
 from conversations.workflow.understanding import understand
 from corpus.errors import QueryError
@@ -34,8 +37,6 @@ from resources.selectors import REFERRAL_SLUG, match, referral_card
 logger = logging.getLogger(__name__)
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
-SMS_MAX_CHARS = 480
-WEB_MAX_CHARS = 1600
 PLAN_LEAD = {
     "en": "Here is a plan for your first days out, step by step (below).",
     "es": "Aquí tiene un plan para sus primeros días afuera, paso a paso (abajo).",
@@ -173,8 +174,6 @@ def intake(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
 
 
 def _settings() -> Any:
-    from django.conf import settings
-
     return settings
 
 
@@ -270,8 +269,6 @@ def _release_plan(text: str, language: str) -> dict[str, Any]:
     The plan's rules come only from assertable corpus entries (plans.selectors); a missing or unclear
     fact becomes one question back instead of a guess. Deterministic: no model call.
     """
-    from django.utils import timezone
-
     if not text or not is_plan_request(text):
         return {}
     request = plan_request_from_message(text, now=timezone.localtime(), language=language)
@@ -353,11 +350,20 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     channel = view["channel"] or "web"
     revisions = int(view["revisions"] or 0)
     findings = list((view["audit"] or {}).get("findings") or [])
+    # Read up front, whichever path runs: the declared reads are what the node reads on every turn.
+    history, plan, plan_question = view["history"], view["plan"], view["plan_question"]
     source = "template"
     drafted = None
     if llm.enabled():
         drafted = _draft_with_llm(
-            view, ctx, evidence=evidence, texts=texts, gated=gated, resources=resources, findings=findings
+            view,
+            ctx,
+            evidence=evidence,
+            texts=texts,
+            gated=gated,
+            resources=resources,
+            findings=findings,
+            history=history,
         )
         source = "llm" if drafted else "template"
     if drafted is None:
@@ -371,11 +377,11 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             query=str(view["query"] or ""),
         )
     text, statements = drafted
-    if view["plan"] and channel == "web":  # by SMS the plan goes in parts (outreach), not as a card
+    if plan and channel == "web":  # by SMS the plan goes in parts (outreach), not as a card
         # The plan card carries the steps and their rules; the reply says it is there.
         text = PLAN_LEAD.get(language, PLAN_LEAD["en"]) + "\n" + text
-    elif view["plan_question"]:
-        text = str(view["plan_question"]) + "\n" + text
+    elif plan_question:
+        text = str(plan_question) + "\n" + text
     statements = [StatementOut.model_validate(item).model_dump() for item in statements]
     return NodeResult(
         "ok",
@@ -460,6 +466,7 @@ def _draft_with_llm(
     gated: bool,
     resources: list[Any],
     findings: list[Any],
+    history: Any,
 ) -> tuple[str, list[dict[str, str]]] | None:
     language = view["language"] or "en"
     resource_text = (
@@ -474,7 +481,7 @@ def _draft_with_llm(
     )
     instructions = (
         f"LANGUAGE: {language}\nCHANNEL: {view['channel']}\nGATED: {str(gated).lower()}\n"
-        f"EARLIER TURNS (oldest first, redacted):\n{_history_text(view['history'])}\n\n"
+        f"EARLIER TURNS (oldest first, redacted):\n{_history_text(history)}\n\n"
         f"QUESTION:\n{view['query']}\n\nCAVEATS (show the one that qualifies your answer as 'Note: ...'):\n{caveats}\n\n"
         f"RESOURCES:\n{resource_text}\n\nAUDIT FEEDBACK ON THE LAST DRAFT:\n" + ("\n".join(feedback) or "(none)")
     )
@@ -553,7 +560,7 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         gated=bool(view["gated"]),
         out_of_state=view["out_of_state"],
         legal_advice_requested=bool(view["legal_advice"]),
-        max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
+        max_chars=settings.SMS_DRAFT_MAX_CHARS if channel == "sms" else settings.WEB_DRAFT_MAX_CHARS,
     )
     draft_text = str(view["draft"] or "")
     statements = [Statement(**item) for item in (view["statements"] or [])]
@@ -615,9 +622,26 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
 # --- send and escalate ------------------------------------------------------------------------
 
 
+def _plan(reply: str, delivery: Literal["reply", "handoff", "crisis"], view: Mapping[str, Any], category: Any) -> Any:
+    return delivery_plan(
+        reply=reply,
+        delivery=delivery,
+        handoff_category=category,
+        channel=view["channel"] or "web",
+        mode=view["mode"] or "navigator",
+        require_approval=bool(_settings().SMS_REQUIRE_APPROVAL),
+    ).as_json()
+
+
 def send(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
-    """Fix the reply; the engine delivers it (web at once, SMS through the approval outbox)."""
-    return NodeResult("ok", {"reply": view["draft"], "delivery": "reply"}, {"channel": view["channel"]})
+    """Fix the reply and plan its delivery (web at once, SMS through the approval outbox); finalize applies the plan."""
+    reply = str(view["draft"] or "")
+    plan = _plan(reply, "reply", view, None)
+    return NodeResult(
+        "ok",
+        {"reply": reply, "delivery": "reply", "delivery_plan": plan},
+        {"channel": view["channel"]},
+    )
 
 
 def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
@@ -636,11 +660,9 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     handoff = handoff_for(category, view["language"] or "en")
     reply = handoff.text
     if category == "human":
-        from django.utils import timezone
-
         reply = extensions.human_request_notice(view["language"] or "en", timezone.now()) or reply
     resources = [item for item in (view["resources"] or []) if not item.get("is_statewide_line")]
-    if category in ("uncertain", "legal_aid", "human") and resources and view["channel"] == "web":
+    if view["channel"] == "web" and category in ("uncertain", "legal_aid", "human") and resources:
         reply += "\n" + "\n".join(
             f"- {item['name']}, {item.get('phone_display') or item.get('phone') or ''}".rstrip(", ")
             for item in resources[:2]
@@ -650,9 +672,11 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         "lines": [list(line) if isinstance(line, tuple) else line for line in handoff.lines],
         "reason": view["escalation_reason"] or category,
     }
+    delivery: Literal["handoff", "crisis"] = "crisis" if crisis != "none" else "handoff"
+    plan = _plan(reply, delivery, view, view["handoff_category"])
     return NodeResult(
         "ok",
-        {"reply": reply, "handoff": handoff_json, "delivery": "crisis" if crisis != "none" else "handoff"},
+        {"reply": reply, "handoff": handoff_json, "delivery": delivery, "delivery_plan": plan},
         {"category": category},
     )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conversations import events
+from conversations.web import events
 
 
 class SlowLayer:

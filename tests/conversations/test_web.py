@@ -12,9 +12,9 @@ from django.test import Client
 from django.utils import translation
 
 from audit.log import AuditEvent
-from conversations import web
 from conversations.models import Contact, Conversation, NodeRun, Turn
-from conversations.web_services import NOTICE_VERSION
+from conversations.web import views as web
+from conversations.web.services import NOTICE_VERSION
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

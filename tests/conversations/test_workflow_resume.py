@@ -48,7 +48,7 @@ def test_a_turn_interrupted_at_any_node_resumes_without_rerunning_finished_nodes
     turn = start()
     flaky = failing_once(node)
     with pytest.raises(engine.NodeFailed):
-        engine.turn_run(turn.pk, finalize=services.turn_finalize, nodes=flaky, retry_failed=False)
+        engine.turn_advance_to_end(turn.pk, finalize=services.turn_finalize, nodes=flaky, retry_failed=False)
     interrupted = Turn.objects.get(pk=turn.pk)
     assert interrupted.status == Turn.Status.RUNNING
     assert interrupted.current_node == node
@@ -79,7 +79,9 @@ def test_a_node_that_keeps_failing_ends_in_a_conservative_escalation() -> None:
         raise RuntimeError("always")
 
     turn = start()
-    result = engine.turn_run(turn.pk, finalize=services.turn_finalize, nodes={**NODE_FUNCTIONS, "match": broken})
+    result = engine.turn_advance_to_end(
+        turn.pk, finalize=services.turn_finalize, nodes={**NODE_FUNCTIONS, "match": broken}
+    )
     assert result.status == Turn.Status.ESCALATED
     assert result.escalation_reason == "node_error"
     assert result.reply

@@ -21,7 +21,7 @@ from django.test import override_settings
 from conversations import background, services
 from conversations.models import InboundSms, OutboundMessage, Turn
 from conversations.sms import gateway
-from conversations.sms.services import outbound_approve
+from conversations.sms.outbox import outbound_approve
 from pathways_site.celery import app as celery_app
 from tests.conversations.sms.conftest import ACCOUNT_SID, FROM_NUMBER, new_sid, sign
 
@@ -125,6 +125,6 @@ def test_dispatch_falls_back_in_process_quickly_when_the_broker_refuses(redis_do
     from pathways_site.celery import ping
 
     started = time.monotonic()
-    background.task_dispatch(ping, uuid.uuid4().hex)
+    background.task_dispatch(ping.name, uuid.uuid4().hex)
     assert time.monotonic() - started < 5.0
     assert background.background_join(timeout=10)

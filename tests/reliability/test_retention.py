@@ -16,7 +16,7 @@ from audit.selectors import audit_chain_verify
 from caseload.models import Client, ClientContact
 from conversations import retention, services
 from conversations.models import Contact, Conversation, InboundSms, NodeRun, OutboundMessage, Turn
-from conversations.web_services import conversation_delete
+from conversations.web.services import conversation_delete
 from tests.reliability.conftest import rows_containing
 
 pytestmark = pytest.mark.django_db
@@ -182,7 +182,7 @@ def test_progress_events_on_the_channel_layer_carry_no_message_text(
 ) -> None:
     import time
 
-    from conversations import events
+    from conversations.web import events
 
     sent: list[dict[str, Any]] = []
 

@@ -307,7 +307,7 @@ def test_configured_secrets_never_reach_the_logs(  # noqa: PLR0917 - pytest pass
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     from conversations import crypto
-    from conversations.sms.services import outbound_approve
+    from conversations.sms.outbox import outbound_approve
 
     settings.SECRET_KEY = KNOWN["SECRET_KEY"]
     assert (KNOWN["TWILIO_AUTH_TOKEN"], KNOWN["ANTHROPIC_API_KEY"]) == (

@@ -18,9 +18,6 @@ from audit.rules import check_draft
 from audit.selectors import audit_chain_verify
 from audit.types import AuditContext, EvidenceRecord
 
-SMS_MAX_CHARS = 480  # the audit node's limits (conversations.workflow.nodes)
-WEB_MAX_CHARS = 1600
-
 
 class Command(BaseCommand):
     help = "Audit log and compliance rules: `verify` the hash chain, `evaluate` the rules on the dev set."
@@ -103,7 +100,7 @@ class Command(BaseCommand):
             gated=False,
             out_of_state=None,
             legal_advice_requested=False,
-            max_chars=SMS_MAX_CHARS if channel == "sms" else WEB_MAX_CHARS,
+            max_chars=settings.SMS_DRAFT_MAX_CHARS if channel == "sms" else settings.WEB_DRAFT_MAX_CHARS,
         )
         result = check_draft(draft=item["draft"], evidence=evidence, context=context)
         known = {record.slug for record in evidence}

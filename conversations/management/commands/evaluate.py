@@ -10,7 +10,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test.utils import override_settings
 
+from conversations import llm
 from conversations.evaluation import report as reports
+from conversations.evaluation import standin
 from conversations.evaluation.metrics import judge
 from conversations.evaluation.runner import mode_name, run_traces
 from conversations.evaluation.traces import TraceError, load_traces, suite_names
@@ -68,9 +70,6 @@ class Command(BaseCommand):
         started = time.perf_counter()
         with override_settings(**overrides):
             if fake:
-                from conversations import llm
-                from conversations.evaluation import standin
-
                 llm.set_http_client_factory(standin.client)
             try:
                 mode = mode_name() + ("-standin" if fake else "")

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from conversations.hooks import message_model
 from conversations.safety import card, data, evaluate
+from corpus import embeddings
 
 
 class Command(BaseCommand):
@@ -84,8 +85,7 @@ class Command(BaseCommand):
         self.stdout.write(f"train {len(train_rows)}, dev {len(dev_rows)}")
 
     def _train(self, options: dict[str, Any]) -> None:
-        from conversations.safety import train
-        from corpus.embeddings import embed_one
+        from conversations.safety import train  # noqa: PLC0415 - scikit-learn and scipy load only to train
 
         train_rows, dev_rows = data.read_messages(data.TRAIN), data.read_messages(data.DEV)
         data.verify_blind()
@@ -93,17 +93,17 @@ class Command(BaseCommand):
             t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
         ]
         data.assert_disjoint(train_rows + dev_rows, blind)
-        meta, arrays = train.train(train.prepare(train_rows, embed_one), train.prepare(dev_rows, embed_one))
+        meta, arrays = train.train(
+            train.prepare(train_rows, embeddings.embed_one), train.prepare(dev_rows, embeddings.embed_one)
+        )
         path = train.write_artifact(meta, arrays)
         self.stdout.write(f"wrote {path.name} ({meta['version']}): thresholds {json.dumps(meta['thresholds'])}")
 
     def _evaluate(self, options: dict[str, Any]) -> None:
-        from corpus.embeddings import embed_one
-
         model = message_model.get_model()
         if model is None:
             raise CommandError("no message model artifact: run `manage.py safety train` first")
-        judge = evaluate.Judge(embed=embed_one)
+        judge = evaluate.Judge(embed=embeddings.embed_one)
         if options["split"] == "blind":
             data.verify_blind()
             messages = evaluate.message_metrics(judge.run_messages(data.read_messages(data.BLIND_MESSAGES)))

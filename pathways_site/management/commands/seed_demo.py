@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from pathways_site.env import env_str
+from resources.models import Organization, PartnerMembership
 
 ROLES: tuple[tuple[str, str, bool], ...] = (
     # (username, group, is_superuser)
@@ -58,8 +59,6 @@ class Command(BaseCommand):
 
     def _partner_membership(self) -> None:
         """Link the demo partner editor to one organization, so the partner view has something to edit."""
-        from resources.models import Organization, PartnerMembership
-
         user = get_user_model().objects.filter(username="demo-partner").first()
         organization = Organization.objects.filter(slug=DEMO_PARTNER_ORGANIZATION).first()
         if user and organization and not PartnerMembership.objects.filter(user=user).exists():

@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from conversations.hooks import CrisisResult, Redaction
-from conversations.hooks.crisis import CRISIS_CATEGORIES
-from conversations.hooks.metrics import (
+from conversations.evaluation.hooks_metrics import (
     DEV_DIR,
     STRUCTURED_PII,
     TARGETS,
@@ -18,6 +16,8 @@ from conversations.hooks.metrics import (
     load_jsonl,
     pii_metrics,
 )
+from conversations.hooks import CrisisResult, Redaction
+from conversations.hooks.crisis import CRISIS_CATEGORIES
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conversations.evaluation.hooks_metrics import DEV_DIR, load_jsonl
 from conversations.hooks import combine_crisis, detect_crisis, redact
 from conversations.hooks.crisis import CRISIS_CATEGORIES, SEVERITIES
-from conversations.hooks.metrics import DEV_DIR, load_jsonl
 from conversations.hooks.pii import PII_TYPES
 
 # Every code point, lone surrogates included: input can arrive from any channel.

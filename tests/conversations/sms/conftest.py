@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from conversations.sms import gateway
+from conversations import background
+from conversations.sms import gateway, outbox
 from conversations.sms import services as sms_services
 from tests.conversations.sms.fake_twilio import FakeTwilio
 
@@ -47,21 +48,22 @@ def twilio_settings(settings: Any) -> None:
 class Dispatched:
     """Background work the webhook queued (recorded instead of run, so tests control when it runs)."""
 
-    calls: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
+    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
 
     def names(self) -> list[str]:
-        return [task.name for task, _ in self.calls]
+        return [name for name, _ in self.calls]
 
     def run_all(self) -> None:
         while self.calls:
-            task, args = self.calls.pop(0)
-            task.apply(args=list(args), throw=True)
+            name, args = self.calls.pop(0)
+            background.task_for(name).apply(args=list(args), throw=True)
 
 
 @pytest.fixture
 def dispatched(monkeypatch: pytest.MonkeyPatch) -> Dispatched:
     record = Dispatched()
-    monkeypatch.setattr(sms_services, "task_dispatch", lambda task, *args: record.calls.append((task, args)))
+    for module in (sms_services, outbox):
+        monkeypatch.setattr(module, "task_dispatch", lambda name, *args: record.calls.append((name, args)))
     return record
 
 

@@ -9,7 +9,7 @@ from conversations import services
 from conversations.models import Contact, Conversation, OutboundMessage
 from conversations.sms import gateway, sender
 from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason
-from conversations.sms.services import outbound_approve, outbound_reject
+from conversations.sms.outbox import outbound_approve, outbound_reject
 from conversations.sms.texts import NOTICE_VERSION
 from tests.conversations.sms.conftest import FROM_NUMBER, PERSON
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from conversations.models import OutboundMessage
-from conversations.sms.services import outbound_approve
+from conversations.sms.outbox import outbound_approve
 from tests.conversations.sms.conftest import PERSON
 
 pytestmark = pytest.mark.django_db

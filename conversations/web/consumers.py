@@ -11,7 +11,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from conversations import selectors
 from conversations.errors import ConversationError
-from conversations.events import conversation_group, server_loop_register
+from conversations.web.cookies import scope_token
+from conversations.web.events import conversation_group, server_loop_register
 
 
 class ConversationProgressConsumer(AsyncJsonWebsocketConsumer):
@@ -22,7 +23,7 @@ class ConversationProgressConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
         query = parse_qs(self.scope.get("query_string", b"").decode())
-        token = (query.get("token") or [None])[0] or self._cookie_token()
+        token = (query.get("token") or [None])[0] or scope_token(self.scope.get("headers", []))
         try:
             await database_sync_to_async(selectors.conversation_get_authorized)(
                 conversation_id=conversation_id, token=token
@@ -34,15 +35,6 @@ class ConversationProgressConsumer(AsyncJsonWebsocketConsumer):
         server_loop_register(asyncio.get_running_loop())
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-
-    def _cookie_token(self) -> str | None:
-        for name, value in self.scope.get("headers", []):
-            if name == b"cookie":
-                for part in value.decode().split(";"):
-                    key, _, token = part.strip().partition("=")
-                    if key == "pathways_token":
-                        return token
-        return None
 
     async def disconnect(self, code: int) -> None:
         if self.group:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from conversations.consumers import ConversationProgressConsumer
+from conversations.web.consumers import ConversationProgressConsumer
 
 websocket_urlpatterns = [
     path("ws/conversations/<uuid:conversation_id>/", ConversationProgressConsumer.as_asgi()),

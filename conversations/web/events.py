@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _server_loop: asyncio.AbstractEventLoop | None = None
 _private_loop: asyncio.AbstractEventLoop | None = None
-_outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = weakref.WeakKeyDictionary()
+_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _ProgressQueue] = weakref.WeakKeyDictionary()
 
 
 def conversation_group(conversation_id: str) -> str:
@@ -37,7 +37,7 @@ def server_loop_register(loop: asyncio.AbstractEventLoop | None) -> None:
     _server_loop = loop
 
 
-class _Outbox:
+class _ProgressQueue:
     """Events waiting on one loop; drained by a single task so they leave in the order they came."""
 
     def __init__(self) -> None:
@@ -86,10 +86,10 @@ def publish_progress(conversation_id: str, payload: dict[str, Any]) -> None:
         return
     loop = _target()
     with _lock:
-        outbox = _outboxes.setdefault(loop, _Outbox())
+        progress = _queues.setdefault(loop, _ProgressQueue())
     try:
         loop.call_soon_threadsafe(
-            outbox.push, layer, conversation_group(conversation_id), {"type": "turn.progress", **payload}
+            progress.push, layer, conversation_group(conversation_id), {"type": "turn.progress", **payload}
         )
     except RuntimeError:  # the loop closed between the check and the call (process shutting down)
         logger.warning("progress event not delivered for conversation %s", conversation_id)

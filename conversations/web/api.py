@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.db import close_old_connections, connection
 from django.http import HttpRequest, StreamingHttpResponse
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -22,23 +21,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from conversations import ratelimit, selectors, services
+from conversations import selectors, services
 from conversations.background import task_dispatch
 from conversations.errors import BadToken, ConversationError
 from conversations.models import NodeRun, Turn
-from conversations.tasks import run_turn
+from conversations.web import ratelimit
+from conversations.web.cookies import request_token, token_cookie_set
 
-TOKEN_COOKIE = "pathways_token"  # noqa: S105 - a cookie name, not a secret
 SSE_MAX_SECONDS = 90
 SSE_POLL_SECONDS = 0.2
-
-
-def request_token(request: HttpRequest | Request) -> str | None:
-    """The conversation token from the Authorization header, X-Conversation-Token or the chat cookie."""
-    header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip() or None
-    return request.headers.get("X-Conversation-Token") or request.COOKIES.get(TOKEN_COOKIE)
 
 
 class ConversationCreateSerializer(serializers.Serializer):
@@ -102,14 +93,7 @@ class ConversationCreateView(APIView):
             {"conversation_id": str(conversation.pk), "token": token, "language": conversation.language},
             status=status.HTTP_201_CREATED,
         )
-        response.set_cookie(
-            TOKEN_COOKIE,
-            token,
-            httponly=True,
-            samesite="Strict",
-            secure=not settings.DEBUG and request.is_secure(),
-            max_age=60 * 60 * 24 * 30,
-        )
+        token_cookie_set(response, request, token)
         return response
 
 
@@ -147,7 +131,7 @@ class TurnCreateView(APIView):
             if data["wait"]:
                 turn = services.turn_run(turn_id=turn.pk)
             else:
-                task_dispatch(run_turn, str(turn.pk))
+                task_dispatch("conversations.run_turn", str(turn.pk))
                 return Response(selectors.turn_payload(turn), status=status.HTTP_202_ACCEPTED)
         return Response(selectors.turn_payload(turn), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

@@ -25,11 +25,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from conversations import selectors, web_selectors, web_services
-from conversations.api import TOKEN_COOKIE, request_token
+from conversations import selectors
 from conversations.errors import ConversationError
+from conversations.web import selectors as web_selectors
+from conversations.web import services as web_services
+from conversations.web.cookies import request_token, token_cookie_clear, token_cookie_set
 
-COOKIE_MAX_AGE = 60 * 60 * 24 * 30
 SHELL_STATIC = ("chat/chat.css", "chat/chat.js", "chat/icons/icon.svg", "chat/icons/icon-192.png")
 
 
@@ -178,18 +179,7 @@ def manifest(request: HttpRequest) -> JsonResponse:
     return JsonResponse(data, content_type="application/manifest+json", json_dumps_params={"ensure_ascii": False})
 
 
-# --- session endpoints (same shape as conversations.api: domain errors, cookie or bearer token) ------------
-
-
-def _set_token_cookie(response: Response, request: Request, token: str) -> None:
-    response.set_cookie(
-        TOKEN_COOKIE,
-        token,
-        httponly=True,
-        samesite="Strict",
-        secure=not settings.DEBUG and request.is_secure(),
-        max_age=COOKIE_MAX_AGE,
-    )
+# --- session endpoints (same shape as conversations.web.api: domain errors, cookie or bearer token) ------------
 
 
 def _session_json(conversation: Any, *, history: bool) -> dict[str, Any]:
@@ -249,7 +239,7 @@ class RestartConversationView(APIView):
         response = Response(
             _session_json(conversation, history=False) | {"token": token}, status=status.HTTP_201_CREATED
         )
-        _set_token_cookie(response, request, token)
+        token_cookie_set(response, request, token)
         return response
 
 
@@ -287,5 +277,5 @@ class ConversationDeleteView(APIView):
         )
         web_services.conversation_delete(conversation=conversation)
         response = Response(status=status.HTTP_204_NO_CONTENT)
-        response.delete_cookie(TOKEN_COOKIE, samesite="Strict")
+        token_cookie_clear(response)
         return response

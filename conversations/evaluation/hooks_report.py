@@ -1,4 +1,4 @@
-"""Print the hooks' dev-set metrics as JSON: `python -m conversations.hooks.report [--check]`.
+"""Print the hooks' dev-set metrics as JSON: `python -m conversations.evaluation.hooks_report [--check]`.
 
 With --check the exit status is 1 when any target is missed, so CI can run it as a gate.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conversations.hooks.metrics import (
+from conversations.evaluation.hooks_metrics import (
     DEV_DIR,
     STRUCTURED_PII,
     TARGETS,
