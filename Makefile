@@ -51,9 +51,9 @@ imports: venv
 pytest: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-## bench: benchmarks; results in bench/results/*.json
+## bench: benchmarks; results in bench/results/*.json. Each bench creates, migrates and drops its own
+## database (bench/benchdb.py): the development database is never connected to.
 bench: venv
-	$(BIN)/python manage.py migrate --noinput -v 0
 	@failed=""; for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || failed="$$failed $$script"; done; \
 	if [ -n "$$failed" ]; then echo "targets missed in:$$failed (see bench/results/*.json)"; exit 1; fi
 
