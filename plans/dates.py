@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Final
 from zoneinfo import ZoneInfo
+
+from vocab import fold
 
 TZ: Final = ZoneInfo("America/Chicago")
 
@@ -71,12 +72,6 @@ class Ambiguous:
 
     reason: str
     options: tuple[dt.date, ...] = ()
-
-
-def fold(text: str) -> str:
-    """Lower case without accents ("Miércoles" → "miercoles")."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def _time_of_day(folded: str) -> tuple[dt.time | None, str, Ambiguous | None]:

@@ -46,9 +46,10 @@ from resources.taxonomy import (
     REENTRY_ATTRIBUTES,
     stable_id,
 )
+from vocab import ADMIN, PARTNER_EDITOR, SUPERVISOR
 
-STAFF_GROUPS = frozenset({"supervisor", "admin"})
-PARTNER_GROUP = "partner editor"
+STAFF_GROUPS = frozenset({SUPERVISOR, ADMIN})
+PARTNER_GROUP = PARTNER_EDITOR
 
 # What a partner or a feed may change, per object type. Flags such as is_statewide, the source
 # fields and last_verified_at stay with staff.
