@@ -148,7 +148,7 @@ def parse_when(text: str, *, now: dt.datetime) -> When | Ambiguous | None:
     relative = _relative_day(rest, local_now.date())
     if relative is not None:
         return When(relative, time_of_day)
-    found_dates = search_dates(rest, languages=["en", "es"], settings=settings) or []  # type: ignore[arg-type]
+    found_dates = search_dates(rest, languages=["en", "es"], settings=settings) or []
     for matched, value in found_dates:
         if _is_date_words(matched):
             return When(value.date(), time_of_day)
