@@ -139,3 +139,18 @@ def test_every_consumer_holds_the_vocab_itself() -> None:
 )
 def test_fold_lowercases_and_strips_accents(text: str, folded: str) -> None:
     assert vocab.fold(text) == folded
+
+
+def _doc_list(text: str, label: str) -> tuple[str, ...]:
+    found = re.search(rf"^- {label}[^:]*: (.+?)\.\n(?:- |\n)", text, flags=re.MULTILINE | re.DOTALL)
+    assert found is not None, label
+    return tuple(word.strip() for word in " ".join(found.group(1).split()).split(","))
+
+
+def test_the_architecture_document_states_the_taxonomy_the_code_uses() -> None:
+    """docs/architecture.md is what a newcomer reads: its taxonomy must be the one in vocab, in vocab's order."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    assert _doc_list(text, "Need categories") == vocab.NEED_CATEGORIES
+    assert _doc_list(text, "Crisis categories") == vocab.CRISIS_CATEGORIES
+    assert _doc_list(text, "Regions") == vocab.REGIONS
+    assert _doc_list(text, "Staff roles") == vocab.ROLE_NAMES
