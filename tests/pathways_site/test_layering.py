@@ -1,4 +1,4 @@
-"""import-linter enforces ARCHITECTURE.md's arrows, and a wrong-way import really breaks it."""
+"""import-linter enforces the arrows of docs/architecture.md, and a wrong-way import really breaks it."""
 
 from __future__ import annotations
 
