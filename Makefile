@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: run test check lint imports pytest bench venv db-stop setup worker beat clean-venv load faults validate
+.PHONY: run test check lint imports typecheck pytest bench venv db-stop setup worker beat clean-venv load faults validate
 
 ## venv: create .venv and install pinned requirements (skipped when requirements are unchanged)
 venv: $(STAMP)
@@ -36,8 +36,8 @@ run: setup
 	@echo "Pathways on http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/)  Ctrl-C stops."
 	exec $(BIN)/uvicorn pathways_site.asgi:application --host $(HOST) --port $(PORT) --lifespan off
 
-## test: ruff, import-linter and the whole pytest suite against real PostgreSQL
-test: venv lint imports pytest
+## test: ruff, import-linter, mypy and the whole pytest suite against real PostgreSQL
+test: venv lint imports typecheck pytest
 
 check: test
 
@@ -48,12 +48,34 @@ lint: venv
 imports: venv
 	$(BIN)/lint-imports
 
-pytest: venv
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+## typecheck: mypy with django-stubs (configured in pyproject.toml). The Django plugin imports the settings;
+## the database URL it is given is parsed, never connected to, so no server starts for a type check.
+typecheck: venv
+	DATABASE_URL=postgresql://typecheck@127.0.0.1:1/typecheck $(BIN)/mypy
 
-## bench: benchmarks; results in bench/results/*.json
+## pytest: the suite; the Redis and browser suites run when a Redis answers on 127.0.0.1:6379 (REDIS_URL is
+## exported for it, database REDIS_TEST_DB, default 0) and Debian's Chromium is installed; otherwise they are
+## skipped and the run says which and why, before and after.
+pytest: venv
+	@skipped=""; \
+	if [ -z "$$REDIS_URL" ]; then \
+	  if $(BIN)/python -c "import socket, sys; s = socket.create_connection(('127.0.0.1', 6379), 1); s.sendall(b'PING\r\n'); sys.exit(0 if s.recv(16).startswith(b'+PONG') else 1)" 2>/dev/null; then \
+	    export REDIS_URL="redis://127.0.0.1:6379/$${REDIS_TEST_DB:-0}"; echo "Redis answers on 127.0.0.1:6379: REDIS_URL=$$REDIS_URL"; \
+	  else \
+	    skipped="$$skipped  redis: nothing answers PING on 127.0.0.1:6379 and REDIS_URL is unset (start redis-server, or set REDIS_URL)\n"; \
+	  fi; \
+	fi; \
+	if [ ! -x /usr/bin/chromium ]; then \
+	  skipped="$$skipped  browser: Debian's Chromium is not at /usr/bin/chromium (apt-get install chromium; .ci/run does it)\n"; \
+	fi; \
+	if [ -n "$$skipped" ]; then printf "these suites will be skipped:\n$$skipped"; fi; \
+	$(BIN)/python -m pytest $(PYTEST_ARGS); status=$$?; \
+	if [ -n "$$skipped" ]; then printf "skipped suites:\n$$skipped"; fi; \
+	exit $$status
+
+## bench: benchmarks; results in bench/results/*.json. Each bench creates, migrates and drops its own
+## database (bench/benchdb.py): the development database is never connected to.
 bench: venv
-	$(BIN)/python manage.py migrate --noinput -v 0
 	@failed=""; for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || failed="$$failed $$script"; done; \
 	if [ -n "$$failed" ]; then echo "targets missed in:$$failed (see bench/results/*.json)"; exit 1; fi
 

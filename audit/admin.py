@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.http import HttpRequest
 
 from audit.log import AuditEvent
 
+if TYPE_CHECKING:  # ModelAdmin is generic only in django-stubs, not at run time
+    _ModelAdmin = admin.ModelAdmin[AuditEvent]
+else:
+    _ModelAdmin = admin.ModelAdmin
+
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(_ModelAdmin):
     list_display = ("id", "created_at", "actor", "action", "object_type", "object_id")
     list_filter = ("action", "object_type", "actor")
     date_hierarchy = "created_at"

@@ -6,7 +6,7 @@ changed fields, never their values: the log must stay free of content and person
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.db import models
@@ -21,10 +21,16 @@ def _actor(request: HttpRequest) -> str:
     return f"user:{user.pk}" if user is not None and user.pk is not None else "anonymous"
 
 
-class AuditedModelAdmin(admin.ModelAdmin):
+if TYPE_CHECKING:  # ModelAdmin is generic only in django-stubs, not at run time
+    _ModelAdmin = admin.ModelAdmin[Any]
+else:
+    _ModelAdmin = admin.ModelAdmin
+
+
+class AuditedModelAdmin(_ModelAdmin):
     """ModelAdmin whose saves and deletes append `admin.add` / `admin.change` / `admin.delete` events."""
 
-    def save_model(self, request: HttpRequest, obj: models.Model, form: ModelForm, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Any, form: ModelForm[Any], change: bool) -> None:  # any model
         super().save_model(request, obj, form, change)
         # The admin view wraps this in a transaction, so the event commits or rolls back with the change.
         audit_event_record(

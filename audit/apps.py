@@ -5,7 +5,7 @@ class AuditConfig(AppConfig):
     name = "audit"
     verbose_name = "Audit"
 
-    def ready(self):
+    def ready(self) -> None:
         # Connects the admin login receivers (dispatch_uid makes a second ready() harmless).
         from audit import signals
 

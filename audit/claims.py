@@ -17,12 +17,12 @@ which sends the draft back for a revision, then to a handoff. It never needs a m
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from audit.types import EvidenceRecord
+from vocab import fold as accent_fold
 
 Outcome = Literal["supported", "unsupported", "contradicted"]
 
@@ -56,9 +56,8 @@ class ClaimCheck:
 
 def fold(text: str) -> str:
     """Lowercase, strip accents, unify quotes and spaces (for verbatim-quote and word matching)."""
-    text = unicodedata.normalize("NFKD", text.replace("\u2019", "'").replace("\u2018", "'"))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return re.sub(r"\s+", " ", text.lower()).strip()
+    text = accent_fold(text.replace("\u2019", "'").replace("\u2018", "'"))
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def quote_in(quote: str, texts: Iterable[str]) -> bool:

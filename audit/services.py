@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from django.db import connection, transaction
@@ -20,7 +21,7 @@ def audit_event_record(
     action: str,
     actor: str = "system",
     object_type: str = "",
-    object_id: str | int = "",
+    object_id: str | int | uuid.UUID = "",
     data: dict[str, Any] | None = None,
 ) -> AuditEvent:
     """Append one content-free event to the hash chain (inside the caller's transaction if any)."""

@@ -50,6 +50,7 @@ import aiohttp  # noqa: E402
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from bench.benchdb import with_database  # noqa: E402
 from conversations.sms.gateway import signature_compute  # noqa: E402
 
 BENCH_DB = "bench_sms"
@@ -81,9 +82,7 @@ def _free_port() -> int:
 
 
 def _db_url(name: str) -> str:
-    base = settings.DATABASE_URL
-    head, _, tail = base.partition("?")
-    return head.rsplit("/", 1)[0] + "/" + name + ("?" + tail if tail else "")
+    return with_database(settings.DATABASE_URL, name)
 
 
 def redis_start(env: dict[str, str]) -> subprocess.Popen[bytes] | None:

@@ -1,7 +1,8 @@
 """Benchmark a demo-mode turn, server side: p50/p95 over a mixed question set, with a per-node breakdown.
 
-Runs in its own database, `bench_workflow` (created on the same server, migrated, loaded with the
-corpus and directory, dropped at the end). The embedding model is warmed first; each turn is timed
+Runs in its own database, `bench_workflow` (created on the same server before Django starts, so the
+process never connects to the dev database; migrated, loaded with the corpus and directory, dropped
+at exit: bench/benchdb.py). The embedding model is warmed first; each turn is timed
 from turn_start to the finished turn. Targets: p50 ≤ 50 ms, p95 ≤ 120 ms. Writes bench/results/workflow.json.
 """
 
@@ -25,12 +26,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pathways_site.settings")
 os.environ.pop("ANTHROPIC_API_KEY", None)  # demo mode: the deterministic path is what is measured
 os.environ["DEBUG"] = "false"  # as served: DEBUG wraps every query in a recording cursor
 os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+
+from bench.benchdb import own_database, results_dir  # noqa: E402
+
+BENCH_DB = own_database("bench_workflow")
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
-from django.db import connections  # noqa: E402
+from django.db import connection  # noqa: E402
 
-BENCH_DB = "bench_workflow"
 TURNS = int(os.environ.get("BENCH_WORKFLOW_TURNS", "200"))
 TARGET_P50_MS = 50.0
 TARGET_P95_MS = 120.0
@@ -53,28 +57,12 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def _use_bench_database() -> str:
-    default = connections["default"]
-    original = default.settings_dict["NAME"]
-    with default.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}"')
-        cursor.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    default.close()
-    default.settings_dict["NAME"] = BENCH_DB
+def _prepare_database() -> None:
     call_command("migrate", verbosity=0)
     call_command("corpus", "load", verbosity=0)
     call_command("resources", "load", verbosity=0)
-    with default.cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # planner statistics, as autovacuum would have gathered on a running server
-    return original
-
-
-def _drop_bench_database(original: str) -> None:
-    default = connections["default"]
-    default.close()
-    default.settings_dict["NAME"] = original
-    with default.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}"')
 
 
 def main() -> int:
@@ -82,35 +70,33 @@ def main() -> int:
     from conversations.models import NodeRun
     from corpus.embeddings import get_model
 
-    original = _use_bench_database()
-    try:
-        get_model()
+    _prepare_database()
+    get_model()
+    conversation, _ = services.conversation_create(channel="web")
+    for text, language in QUESTIONS:  # warm-up: caches, prepared plans, the model's first batches
+        turn, _ = services.turn_start(
+            conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
+        )
+        services.turn_run(turn_id=turn.pk)
+    totals: list[float] = []
+    turn_ids = []
+    for index in range(TURNS):
+        text, language = QUESTIONS[index % len(QUESTIONS)]
         conversation, _ = services.conversation_create(channel="web")
-        for text, language in QUESTIONS:  # warm-up: caches, prepared plans, the model's first batches
-            turn, _ = services.turn_start(
-                conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
-            )
-            services.turn_run(turn_id=turn.pk)
-        totals: list[float] = []
-        turn_ids = []
-        for index in range(TURNS):
-            text, language = QUESTIONS[index % len(QUESTIONS)]
-            conversation, _ = services.conversation_create(channel="web")
-            started = time.perf_counter()
-            turn, _ = services.turn_start(
-                conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
-            )
-            services.turn_run(turn_id=turn.pk)
-            totals.append((time.perf_counter() - started) * 1000)
-            turn_ids.append(turn.pk)
-        per_node: dict[str, list[float]] = defaultdict(list)
-        for node, ms in NodeRun.objects.filter(turn_id__in=turn_ids).values_list("node", "ms"):
-            per_node[node].append(ms)
-    finally:
-        _drop_bench_database(original)
+        started = time.perf_counter()
+        turn, _ = services.turn_start(
+            conversation=conversation, text=text, idempotency_key=uuid.uuid4().hex, language=language
+        )
+        services.turn_run(turn_id=turn.pk)
+        totals.append((time.perf_counter() - started) * 1000)
+        turn_ids.append(turn.pk)
+    per_node: dict[str, list[float]] = defaultdict(list)
+    for node, ms in NodeRun.objects.filter(turn_id__in=turn_ids).values_list("node", "ms"):
+        per_node[node].append(ms)
     result = {
         "benchmark": "workflow_demo_turn",
         "turns": TURNS,
+        "database": BENCH_DB,
         "p50_ms": round(statistics.median(totals), 2),
         "p95_ms": round(_percentile(totals, 0.95), 2),
         "max_ms": round(max(totals), 2),
@@ -126,8 +112,7 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load_average": os.getloadavg()},
     }
     result["met"] = result["p50_ms"] <= TARGET_P50_MS and result["p95_ms"] <= TARGET_P95_MS
-    out = ROOT / "bench" / "results" / "workflow.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = results_dir() / "workflow.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     sys.stdout.write(json.dumps(result, indent=2) + "\n")
     return 0 if result["met"] else 1

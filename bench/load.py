@@ -70,19 +70,6 @@ QUESTIONS = [
 ]
 
 
-def _with_db(url: str, name: str) -> str:
-    head, _, tail = url.partition("?")
-    return head.rsplit("/", 1)[0] + "/" + name + ("?" + tail if tail else "")
-
-
-def _base_url() -> str:
-    if os.environ.get("DATABASE_URL"):
-        return os.environ["DATABASE_URL"]
-    from pathways_site.embedded_db import ensure_database
-
-    return ensure_database(ROOT / "var" / "pgdata")
-
-
 def _redis_db6() -> Any:
     """The machine's Redis, DB 6, if it answers (flushed: only DB 6 is ever touched)."""
     import redis
@@ -97,6 +84,7 @@ def _redis_db6() -> Any:
 
 
 # --- before Django: the fake Twilio's port and the load database go into this process's settings too
+from bench.benchdb import server_url, with_database  # noqa: E402
 from tests.conversations.sms.fake_twilio import FakeTwilio  # noqa: E402
 
 
@@ -118,7 +106,7 @@ class RecordingTwilio(FakeTwilio):
 FAKE = RecordingTwilio(ACCOUNT_SID, AUTH_TOKEN).start()
 REDIS = _redis_db6()
 ENV_OVERRIDES = {
-    "DATABASE_URL": _with_db(_base_url(), LOAD_DB),
+    "DATABASE_URL": with_database(server_url(), LOAD_DB),
     "DB_CONN_MAX_AGE": "0",
     "DJANGO_ENV": "development",
     "DEBUG": "false",

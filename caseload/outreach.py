@@ -34,7 +34,7 @@ _REFUSALS = {
 
 
 def _client(user: Any, client_id: object) -> Client:
-    client = selectors.client_queryset(user=user).filter(pk=client_id).first()
+    client = selectors.client_queryset(user=user).filter(pk=client_id).first()  # type: ignore[misc]  # ids arrive untyped from admin URLs
     if client is None:
         raise NotInCaseload("No such client in your caseload.")
     return client

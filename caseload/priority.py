@@ -127,7 +127,7 @@ def _client_turns() -> QuerySet[Turn]:
     return Turn.objects.filter(conversation__contact__client_link__client=OuterRef("pk"))
 
 
-def _count(queryset: QuerySet[Any]) -> Subquery:
+def _count(queryset: QuerySet[Any]) -> Coalesce:
     """A correlated COUNT(*) subquery (no GROUP BY on the outer query, so annotations stay independent)."""
     return Coalesce(
         Subquery(

@@ -11,13 +11,21 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
-logger = logging.getLogger(__name__)
+# The role names are the project's vocabulary (resources checks them too); this module gives them permissions.
+from vocab import ADMIN, CASE_MANAGER, PARTNER_EDITOR, ROLE_NAMES, SUPERVISOR
 
-ADMIN: Final = "admin"
-SUPERVISOR: Final = "supervisor"
-CASE_MANAGER: Final = "case manager"
-PARTNER_EDITOR: Final = "partner editor"
-ROLE_NAMES: Final = (ADMIN, SUPERVISOR, CASE_MANAGER, PARTNER_EDITOR)
+__all__ = [
+    "ADMIN",
+    "ALL_PERMISSIONS",
+    "CASE_MANAGER",
+    "PARTNER_EDITOR",
+    "ROLE_NAMES",
+    "ROLE_PERMISSIONS",
+    "SUPERVISOR",
+    "roles_sync",
+]
+
+logger = logging.getLogger(__name__)
 
 _CONVERSATION_MODELS = ("contact", "conversation", "turn", "noderun", "outboundmessage")
 _DIRECTORY_OBJECTS = ("organization", "service", "location", "phone", "schedule")

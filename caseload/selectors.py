@@ -122,8 +122,10 @@ def oncall_queue(*, user: Any) -> QuerySet[Conversation]:
     return Conversation.objects.filter(_unassigned_flagged()).order_by("updated_at")
 
 
-def client_queryset_with_priority(*, user: Any, now: datetime | None = None) -> QuerySet[Client]:
-    """Scoped clients annotated with their priority inputs and score (sortable in the database)."""
+def client_queryset_with_priority(*, user: Any, now: datetime | None = None) -> QuerySet[Any]:
+    """Scoped clients annotated with their priority inputs and score (sortable in the database).
+
+    Typed as QuerySet[Any]: its rows are Clients that carry the annotations (`priority`, ...) too."""
     return priority_rules.annotate_priority(client_queryset(user=user), now=now or timezone.now())
 
 

@@ -38,14 +38,14 @@ def _conversation_for(user: Any, conversation_id: object, *, lock: bool = False)
     if lock:
         queryset = queryset.select_for_update(of=("self",))
     try:
-        return queryset.get(pk=conversation_id)
+        return queryset.get(pk=conversation_id)  # type: ignore[misc]  # any id from a request: a bad one is refused below
     except (Conversation.DoesNotExist, ValueError, TypeError):
         raise NotInCaseload("This conversation is not in your caseload.") from None
 
 
 def _message_for(user: Any, message_id: object) -> OutboundMessage:
     try:
-        return selectors.outbound_queryset(user=user).get(pk=message_id)
+        return selectors.outbound_queryset(user=user).get(pk=message_id)  # type: ignore[misc]  # any id from a request: a bad one is refused below
     except (OutboundMessage.DoesNotExist, ValueError, TypeError):
         raise NotInCaseload("This message is not in your caseload.") from None
 

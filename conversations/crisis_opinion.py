@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from conversations import llm
 from conversations.hooks import CrisisResult, combine_crisis
+from vocab import CRISIS_LABELS
 
 logger = logging.getLogger(__name__)
 
@@ -40,15 +41,7 @@ class CrisisOpinionOut(BaseModel):
     """The model's answer, checked strictly: any other shape is no opinion."""
 
     model_config = ConfigDict(extra="forbid")
-    category: Literal[
-        "none",
-        "suicide_self_harm",
-        "domestic_violence",
-        "medical_emergency_overdose",
-        "immediate_danger",
-        "sexual_assault",
-        "housing_emergency",
-    ]
+    category: Literal[CRISIS_LABELS]  # type: ignore[valid-type]  # pydantic reads the runtime tuple
     severity: Literal["none", "elevated", "high", "imminent"]
 
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
-from corpus.translate import fold
+from vocab import fold
 
 ARTIFACT_PATH: Final = Path(__file__).resolve().parent / "answerability.json"
 TOP: Final = 3  # hits the draft may use

@@ -116,7 +116,8 @@ class CorpusEntry(models.Model):
     review_note = models.CharField(max_length=200, blank=True)
     # Derived in the database: nothing can set it directly.
     assertable = models.GeneratedField(
-        expression=Q(verified=True, reviewed_at__isnull=False) & ~Q(source_url="") & ~Q(source_excerpt=""),
+        # A Q is a valid (boolean) expression here; django-stubs types the argument as Expression only.
+        expression=Q(verified=True, reviewed_at__isnull=False) & ~Q(source_url="") & ~Q(source_excerpt=""),  # type: ignore[arg-type]
         output_field=models.BooleanField(),
         db_persist=True,
     )
@@ -175,6 +176,10 @@ class CorpusEntry(models.Model):
             models.CheckConstraint(condition=Q(category__in=CATEGORIES), name="corpus_entry_category_valid"),
             models.CheckConstraint(condition=Q(jurisdiction__in=JURISDICTIONS), name="corpus_entry_jurisdiction_valid"),
         ]
+
+    # Set by the caller before save() to attribute an edit in the history (not columns).
+    _changed_by: Any
+    _change_note: str
 
     def __str__(self) -> str:
         return f"{self.citation} ({self.slug})"

@@ -29,8 +29,9 @@ from django.db import connection
 from corpus import answerability
 from corpus.errors import QueryError
 from corpus.models import fold_accents
-from corpus.translate import expand, fold
+from corpus.translate import expand
 from corpus.types import CATEGORIES, LANGUAGES, EvidenceHit, RetrievalResult, caveat_in
+from vocab import fold
 
 CALIBRATION_PATH = Path(__file__).resolve().parent / "calibration.json"
 MAX_QUERY_CHARS = 500  # SMS is 160; MiniLM reads at most 256 word pieces anyway

@@ -10,9 +10,10 @@ included) adds its English equivalent. Deterministic, a dictionary lookup, no mo
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 from typing import Final
+
+from vocab import fold
 
 # Spanish (folded, lower-case) → English. Longer phrases are matched before their words.
 GLOSSARY: Final[dict[str, str]] = {
@@ -274,12 +275,6 @@ GLOSSARY: Final[dict[str, str]] = {
 }
 
 _WORD = re.compile(r"[a-z0-9ñ]+")
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents (the corpus's one folding for matching words; FTS folds its own)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 @lru_cache(maxsize=1)

@@ -4,24 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# The need taxonomy again: corpus and resources are sibling layers and may not import each other;
-# tests/pathways_site/test_layering.py keeps the two lists equal.
-CATEGORIES: tuple[str, ...] = (
-    "housing",
-    "id_documents",
-    "employment",
-    "legal_record",
-    "voting",
-    "supervision",
-    "benefits",
-    "food",
-    "health",
-    "transportation",
-    "family",
-    "education",
-    "legal_aid",
-    "other",
-)
+from vocab import NEED_CATEGORIES
+
+# The project's need taxonomy (vocab), under the corpus's own name for it.
+CATEGORIES: tuple[str, ...] = NEED_CATEGORIES
 JURISDICTIONS: tuple[str, ...] = ("TX", "US")
 LANGUAGES: tuple[str, ...] = ("en", "es")
 

@@ -28,10 +28,11 @@ from conversations.sms import outbox
 from outreach.models import PlanDelivery, Reminder, ReminderSend
 from outreach.schedule import in_quiet_hours, send_times
 from outreach.texts import day_text, text_for, when_text
-from plans.dates import Ambiguous, When, fold, parse_when
+from plans.dates import Ambiguous, When, parse_when
 from plans.render import plan_sms_parts
 from plans.selectors import plan_build, plan_request_make
 from plans.types import PlanError, PlanRequest
+from vocab import fold
 
 logger = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from conversations.hooks import handoff_for
 from conversations.models import Contact, Conversation
 from outreach import services
 from outreach.texts import text_for
-from plans.dates import fold
 from plans.selectors import plan_request_from_message
 from plans.types import OutOfTexas, PlanRequest
+from vocab import fold
 
 _YES: Final = re.compile(r"^\s*(?:yes|y|si|sí|ok|okay|confirm|confirmar)\s*[.!]*\s*$")
 _LIST: Final = re.compile(r"^\s*(?:reminders|recordatorios)\s*[.!?]*\s*$")

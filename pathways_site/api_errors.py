@@ -42,9 +42,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         )
         response["Retry-After"] = "30"
         return response
-    response = drf_exception_handler(exc, context)
-    if response is None:
+    handled = drf_exception_handler(exc, context)
+    if handled is None:
         return None
+    response = handled
     detail = response.data
     code = str(getattr(exc, "default_code", "error"))
     if isinstance(detail, dict) and set(detail) == {"detail"}:

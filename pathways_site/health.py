@@ -34,7 +34,7 @@ def _check_pgvector() -> str:
 
 
 def _check_redis() -> str:
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+    client = redis.Redis.from_url(str(settings.REDIS_URL), socket_connect_timeout=2, socket_timeout=2)
     try:
         client.ping()
     finally:

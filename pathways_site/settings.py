@@ -128,12 +128,13 @@ TEMPLATES = [
 ]
 
 # --- database ------------------------------------------------------------------------------
-DATABASE_URL = env_str("DATABASE_URL")
-EMBEDDED_DATABASE = DATABASE_URL is None
-if EMBEDDED_DATABASE:
+_database_url = env_str("DATABASE_URL")
+EMBEDDED_DATABASE = _database_url is None
+if _database_url is None:
     from pathways_site.embedded_db import ensure_database
 
-    DATABASE_URL = ensure_database(VAR_DIR / "pgdata")
+    _database_url = ensure_database(VAR_DIR / "pgdata")
+DATABASE_URL: str = _database_url
 
 DATABASES = {
     "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", default=0, minimum=0))

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Final
 from zoneinfo import ZoneInfo
+
+from vocab import fold
 
 TZ: Final = ZoneInfo("America/Chicago")
 
@@ -71,12 +72,6 @@ class Ambiguous:
 
     reason: str
     options: tuple[dt.date, ...] = ()
-
-
-def fold(text: str) -> str:
-    """Lower case without accents ("Miércoles" → "miercoles")."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def _time_of_day(folded: str) -> tuple[dt.time | None, str, Ambiguous | None]:
@@ -153,7 +148,7 @@ def parse_when(text: str, *, now: dt.datetime) -> When | Ambiguous | None:
     relative = _relative_day(rest, local_now.date())
     if relative is not None:
         return When(relative, time_of_day)
-    found_dates = search_dates(rest, languages=["en", "es"], settings=settings) or []  # type: ignore[arg-type]
+    found_dates = search_dates(rest, languages=["en", "es"], settings=settings) or []
     for matched, value in found_dates:
         if _is_date_words(matched):
             return When(value.date(), time_of_day)

@@ -8,11 +8,10 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from plans.dates import fold
 from plans.types import OutOfTexas, PlanError
 from resources.selectors import resolve_place
-from resources.taxonomy import REGIONS
 from resources.types import Place
+from vocab import REGIONS, fold
 
 _DATA: Final = Path(__file__).resolve().parent / "data" / "tx_counties.csv"
 

@@ -11,13 +11,13 @@ import re
 from typing import Final
 
 from corpus.selectors import corpus_entry_get
-from plans.dates import TZ, Ambiguous, fold, parse_when
+from plans.dates import TZ, Ambiguous, parse_when
 from plans.location import resolve_destination
 from plans.steps import DISCLAIMER, STEPS, WHEN_OFFSETS
 from plans.types import LANGUAGES, SUPERVISION, PlanError, PlanPlace, PlanRequest, PlanRule, PlanStep, ReleasePlan
 from resources.selectors import match, service_card_get
-from resources.taxonomy import NEED_CATEGORIES
 from resources.types import ResourceCard
+from vocab import NEED_CATEGORIES, fold
 
 PLACES_PER_STEP: Final = 3
 MAX_DAYS_AHEAD: Final = 366

@@ -49,8 +49,8 @@ def needs_document(*, now: dt.datetime | None = None) -> dict[str, Any]:
     ):
         weeks[f"{row['iso_year']}-W{row['iso_week']:02d}"][(row["need"], row["region"])] = row["turns"]
     months: dict[str, dict[tuple[str, str], int]] = defaultdict(dict)
-    for row in CrisisMonthCount.objects.order_by("-month").values("category", "region", "month", "turns"):
-        months[f"{row['month']:%Y-%m}"][(row["category"], row["region"])] = row["turns"]
+    for crisis in CrisisMonthCount.objects.order_by("-month").values("category", "region", "month", "turns"):
+        months[f"{crisis['month']:%Y-%m}"][(crisis["category"], crisis["region"])] = crisis["turns"]
     document = {
         "description": (
             "Pathways (Texas reentry navigator): conversation turns per need x region x ISO week, and turns with a "

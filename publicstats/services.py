@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
@@ -70,17 +72,17 @@ def stats_rollup(*, now: dt.datetime | None = None) -> dict[str, int]:
     return counts
 
 
-def _merge(rows: object, keys: tuple[str, ...]) -> list[dict[str, object]]:
+def _merge(rows: Iterable[Mapping[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
     """Blank need/region collapse into other/unknown: merge rows that become the same cell."""
-    merged: dict[tuple[object, ...], dict[str, object]] = {}
-    for row in rows:  # type: ignore[attr-defined]
+    merged: dict[tuple[object, ...], dict[str, Any]] = {}
+    for row in rows:
         fixed = dict(row)
         if "top_need" in fixed:
             fixed["top_need"] = fixed["top_need"] or "other"
         fixed["region"] = fixed["region"] or "unknown"
         key = tuple(fixed[name] for name in keys)
         if key in merged:
-            merged[key]["n"] = int(merged[key]["n"]) + int(fixed["n"])  # type: ignore[call-overload]
+            merged[key]["n"] = int(merged[key]["n"]) + int(fixed["n"])
         else:
             merged[key] = fixed
     return list(merged.values())

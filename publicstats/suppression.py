@@ -32,7 +32,7 @@ def suppress(counts: dict[Key, int], *, threshold: int = THRESHOLD) -> Table:
     cells = {key: value for key, value in counts.items() if value > 0}
     rows = sorted({row for row, _ in cells})
     cols = sorted({col for _, col in cells})
-    true: dict[object, int] = dict(cells)
+    true: dict[object, int] = dict(cells.items())
     for row in rows:
         true[("row", row)] = sum(value for (r, _), value in cells.items() if r == row)
     for col in cols:

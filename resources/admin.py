@@ -169,7 +169,7 @@ class DirectoryAdmin(admin.ModelAdmin):
         audit_event_record(
             action="resources.entry.deleted",
             actor=actor_label(request.user),
-            object_type=self.target_type or obj._meta.model_name,
+            object_type=self.target_type or obj._meta.model_name or "",
             object_id=str(obj.pk),
         )
         super().delete_model(request, obj)

@@ -148,7 +148,7 @@ class ServiceListView(_ReadOnly):
         return paginate(request, queryset, lambda s: hsds.service_json(s, full=full))
 
 
-def _uuid_or_filter_none(value: str) -> uuid.UUID | None:
+def _uuid_or_filter_none(value: str) -> uuid.UUID:
     try:
         return uuid.UUID(value)
     except ValueError as exc:

@@ -170,30 +170,32 @@ def _plan_children(service: Service, feed_service: dict[str, Any], label: str) -
     schedules = list(service.schedules.order_by("id"))
     for index, feed_schedule in enumerate(feed_service.get("schedules", [])):
         values = _values(feed_schedule, _SCHEDULE_KEYS)
-        existing = _pick(schedules, feed_schedule, index)
-        if existing is None:
-            new = Schedule(service=service)
-            diff = _diff_or_invalid(new, "schedule", {"service": str(service.pk), **values}, f"{label} new schedule")
-            plan.append(("schedule", new.pk, "create", diff))
+        existing_schedule = _pick(schedules, feed_schedule, index)
+        if existing_schedule is None:
+            new_schedule = Schedule(service=service)
+            diff = _diff_or_invalid(
+                new_schedule, "schedule", {"service": str(service.pk), **values}, f"{label} new schedule"
+            )
+            plan.append(("schedule", new_schedule.pk, "create", diff))
             continue
-        diff = _diff_or_invalid(existing, "schedule", values, f"{label} schedule")
+        diff = _diff_or_invalid(existing_schedule, "schedule", values, f"{label} schedule")
         if diff:
-            plan.append(("schedule", existing.pk, "update", diff))
+            plan.append(("schedule", existing_schedule.pk, "update", diff))
     locations = [sal.location for sal in service.service_at_locations.select_related("location").order_by("id")]
     for index, feed_sal in enumerate(feed_service.get("service_at_locations", [])):
         feed_location = feed_sal.get("location") if isinstance(feed_sal, dict) else None
         if not isinstance(feed_location, dict):
             continue
-        existing: Location | None = _pick(locations, feed_location, index)
-        if existing is None:
+        existing_location: Location | None = _pick(locations, feed_location, index)
+        if existing_location is None:
             continue  # new locations need a region and review by staff; not proposed from feeds
         values = _values(feed_location, _LOCATION_KEYS)
         address = (feed_location.get("addresses") or [None])[0]
         if isinstance(address, dict):
             values.update(_values(address, _ADDRESS_KEYS))
-        diff = _diff_or_invalid(existing, "location", values, f"{label} location")
+        diff = _diff_or_invalid(existing_location, "location", values, f"{label} location")
         if diff:
-            plan.append(("location", existing.pk, "update", diff))
+            plan.append(("location", existing_location.pk, "update", diff))
     return plan
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 
 from resources.matchindex import match_index_deferred, match_index_refresh
 from resources.models import (
@@ -152,7 +152,7 @@ def location_json(location: Location) -> dict[str, Any]:
 
 
 def organization_json(org: Organization, *, full: bool = True, services: Iterable[Service] = ()) -> dict[str, Any]:
-    data = {
+    data: dict[str, Any] = {
         "id": str(org.pk),
         "name": org.name,
         "description": org.description,
@@ -245,7 +245,7 @@ def service_json(
 
 
 def service_at_location_json(sal: ServiceAtLocation, *, full: bool = True) -> dict[str, Any]:
-    data = {
+    data: dict[str, Any] = {
         "id": str(sal.pk),
         "service_id": str(sal.service_id),
         "location_id": str(sal.location_id),
@@ -288,8 +288,8 @@ def export_directory() -> dict[str, Any]:
 # --- from HSDS ---------------------------------------------------------------------------------
 
 
-def _upsert(model: type, pk: str, values: dict[str, Any]) -> Any:
-    instance = model.objects.filter(pk=pk).first() or model(pk=pk)
+def _upsert(model: type[models.Model], pk: str, values: dict[str, Any]) -> Any:
+    instance: Any = model._default_manager.filter(pk=pk).first() or model(pk=pk)
     for name, value in values.items():
         field = instance._meta.get_field(name)
         setattr(instance, field.attname, None if value is None else field.to_python(value))

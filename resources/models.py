@@ -267,7 +267,11 @@ class Schedule(models.Model):
             raise ValidationError("Give days, opening and closing time together (or only a description).")
         if not any(structured) and not self.description:
             raise ValidationError("A schedule needs hours or a description.")
-        if self.location_id and self.service_id and self.location.organization_id != self.service.organization_id:
+        if (
+            self.location is not None
+            and self.service_id
+            and self.location.organization_id != self.service.organization_id
+        ):
             raise ValidationError({"location": "Belongs to another organization."})
 
 
@@ -401,6 +405,8 @@ def field_payload(instance: models.Model, names: tuple[str, ...]) -> dict[str, A
     out: dict[str, Any] = {}
     for name in names:
         field = instance._meta.get_field(name)
+        if not isinstance(field, models.Field):
+            raise TypeError(f"{name} is the reverse side of a relation, not a field of the payload")
         value = getattr(instance, field.attname)
         out[name] = (
             field.value_to_string(instance)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from resources.types import Place
+from vocab import fold
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -56,28 +56,22 @@ class _City:
     ambiguous: bool
 
 
-def _fold(text: str) -> str:
-    """Lower-case and strip accents, so "Édinburg" and "edinburg" match."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-
-
 @lru_cache(maxsize=1)
 def _cities() -> dict[str, _City]:
     cities: dict[str, _City] = {}
     with (DATA_DIR / "tx_cities.csv").open(newline="") as handle:
         for row in csv.DictReader(handle):
             city = _City(row["name"], row["region"], float(row["lat"]), float(row["lon"]), row["ambiguous"] == "1")
-            cities[_fold(city.name)] = city
+            cities[fold(city.name)] = city
     for name, (region, lat, lon) in AREAS.items():
-        cities[_fold(name)] = _City(name, region, lat, lon, ambiguous=False)
+        cities[fold(name)] = _City(name, region, lat, lon, ambiguous=False)
     return cities
 
 
 @lru_cache(maxsize=1)
 def _aliases() -> dict[str, str]:
     with (DATA_DIR / "tx_aliases.csv").open(newline="") as handle:
-        return {_fold(row["alias"]): _fold(row["city"]) for row in csv.DictReader(handle)}
+        return {fold(row["alias"]): fold(row["city"]) for row in csv.DictReader(handle)}
 
 
 @lru_cache(maxsize=1)
@@ -120,7 +114,7 @@ def place_for_zip(zip_code: str) -> Place | None:
 
 def place_for_city(name: str) -> Place | None:
     """Exact (accent/case-insensitive) lookup of a city, area or alias."""
-    key = _fold(name.strip())
+    key = fold(name.strip())
     key = _aliases().get(key, key)
     city = _cities().get(key)
     return Place(city.name, city.region, city.lat, city.lon, None) if city else None
@@ -128,7 +122,7 @@ def place_for_city(name: str) -> Place | None:
 
 def find_city(text: str) -> Place | None:
     """The city named in free text; ambiguous names (Allen, Mission…) need a cue like "in" or ", TX"."""
-    folded = _fold(text)
+    folded = fold(text)
     best: tuple[int, int, _City] | None = None
     for found in _name_pattern().finditer(folded):
         key = _aliases().get(found.group(1), found.group(1))

@@ -16,6 +16,7 @@ import math
 import uuid
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
+from typing import Any
 
 import psycopg
 from django.db import connection
@@ -237,11 +238,12 @@ def _with_extras(cards: list[ResourceCard], language: str | None) -> list[Resour
         Attribute.objects.filter(service_id__in=ids).select_related("taxonomy_term").order_by("taxonomy_term__code")
     ):
         attributes[str(attr.service_id)].append((attr.taxonomy_term.code, attr.value == "true"))
-    texts: dict[str, dict[str, str]] = {}
+    texts: dict[str, dict[str, Any]] = {}
     hours: dict[str, str] = {}
     if spanish:
         texts = {
-            str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values("id", "description_es", "alert_es")
+            str(row["id"]): dict(row)
+            for row in Service.objects.filter(pk__in=ids).values("id", "description_es", "alert_es")
         }
         rules: dict[str, list[Rule]] = {card.id: [] for card in cards}
         for schedule in Schedule.objects.filter(service_id__in=ids).order_by("id"):
@@ -252,7 +254,7 @@ def _with_extras(cards: list[ResourceCard], language: str | None) -> list[Resour
         hours = {key: summarize(value, "es") for key, value in rules.items()}
     result = []
     for card in cards:
-        changes: dict[str, object] = {"documents": tuple(documents[card.id]), "attributes": tuple(attributes[card.id])}
+        changes: dict[str, Any] = {"documents": tuple(documents[card.id]), "attributes": tuple(attributes[card.id])}
         if spanish:
             row = texts.get(card.id, {})
             changes["service"] = (row.get("description_es") or card.service)[:200]
@@ -262,7 +264,7 @@ def _with_extras(cards: list[ResourceCard], language: str | None) -> list[Resour
     return result
 
 
-def _card_from_row(row: dict[str, object], *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
+def _card_from_row(row: dict[str, Any], *, near: tuple[float, float] | None, now: dt.datetime) -> ResourceCard:
     service = SimpleNamespace(
         pk=row["id"],
         slug=row["slug"],
@@ -303,7 +305,7 @@ def _parse_time(value: object) -> dt.time | None:
 
 
 def service_cards(
-    service_ids: Sequence[object], *, near: tuple[float, float] | None = None, language: str | None = None
+    service_ids: Sequence[uuid.UUID | str], *, near: tuple[float, float] | None = None, language: str | None = None
 ) -> list[ResourceCard]:
     """Cards for known services (e.g. to re-show a card), each at its first location."""
     moment = local_now()
@@ -322,7 +324,7 @@ def referral_card() -> ResourceCard | None:
     return service_cards([service_id])[0] if service_id else None
 
 
-def _details(service_ids: list[object]) -> dict[object, tuple[list[Phone], list[Rule], tuple[str, ...]]]:
+def _details(service_ids: list[uuid.UUID]) -> dict[object, tuple[list[Phone], list[Rule], tuple[str, ...]]]:
     """Phones, schedules and statewide-location addresses for the chosen services in three queries."""
     phones: dict[object, list[Phone]] = {pk: [] for pk in service_ids}
     rules: dict[object, list[Rule]] = {pk: [] for pk in service_ids}
@@ -433,6 +435,7 @@ def coverage(*, today: dt.date | None = None) -> CoverageReport:
     stale = tuple(
         (slug, when.isoformat())
         for slug, when in active.filter(last_verified_at__lt=stale_before).values_list("slug", "last_verified_at")
+        if when is not None  # lt never matches NULL; this tells the type checker so
     )
     undated = tuple(active.filter(last_verified_at__isnull=True).values_list("slug", flat=True))
     return CoverageReport(
@@ -451,6 +454,7 @@ def coverage(*, today: dt.date | None = None) -> CoverageReport:
 
 def service_card_get(*, key: str) -> ResourceCard | None:
     """One active-or-not service's card by its id (UUID) or slug, or None when there is no such service."""
+    service_id: uuid.UUID | None
     try:
         service_id = uuid.UUID(str(key))
     except ValueError:

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
@@ -46,9 +46,10 @@ from resources.taxonomy import (
     REENTRY_ATTRIBUTES,
     stable_id,
 )
+from vocab import ADMIN, PARTNER_EDITOR, SUPERVISOR
 
-STAFF_GROUPS = frozenset({"supervisor", "admin"})
-PARTNER_GROUP = "partner editor"
+STAFF_GROUPS = frozenset({SUPERVISOR, ADMIN})
+PARTNER_GROUP = PARTNER_EDITOR
 
 # What a partner or a feed may change, per object type. Flags such as is_statewide, the source
 # fields and last_verified_at stay with staff.
@@ -91,7 +92,7 @@ TARGETS: dict[str, tuple[type[models.Model], tuple[str, ...]]] = {
 ENTITY_TYPES: dict[type[models.Model], str] = {model: name for name, (model, _) in TARGETS.items()}
 
 
-def actor_label(user: AbstractBaseUser | None) -> str:
+def actor_label(user: AbstractBaseUser | AnonymousUser | None) -> str:
     return f"user:{user.pk}" if user is not None and user.pk is not None else "system"
 
 
@@ -174,7 +175,7 @@ def version_record(*, instance: models.Model, actor: str, reason: str) -> EntryV
 def entry_save(
     *,
     instance: models.Model,
-    actor: AbstractBaseUser | None,
+    actor: AbstractBaseUser | AnonymousUser | None,
     reason: str = "staff_edit",
     changed_fields: list[str] | None = None,
 ) -> models.Model:
@@ -195,6 +196,8 @@ def entry_save(
 
 def _assign(instance: models.Model, name: str, value: Any) -> None:
     field = instance._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise TypeError(f"{name} is the reverse side of a relation, not an editable field")
     setattr(instance, field.attname, None if value is None else field.to_python(value))
 
 
@@ -219,7 +222,9 @@ def change_diff(*, instance: models.Model, target_type: str, changes: dict[str, 
     if unknown:
         raise ValidationError(f"These fields cannot be changed here: {', '.join(unknown)}.")
     old = field_payload(instance, tuple(changes))
-    candidate = type(instance).objects.get(pk=instance.pk) if instance.pk and not instance._state.adding else instance
+    candidate = (
+        type(instance)._default_manager.get(pk=instance.pk) if instance.pk and not instance._state.adding else instance
+    )
     for name, value in changes.items():
         try:
             _assign(candidate, name, value)
@@ -247,7 +252,7 @@ def change_request_submit(
         raise NotPermitted("Only partner editors linked to an organization can propose changes.")
     model, _ = TARGETS[target_type]
     try:
-        instance = model.objects.filter(pk=target_id).first()
+        instance = model._default_manager.filter(pk=target_id).first()
     except ValidationError:
         instance = None
     # The same answer for "does not exist" and "belongs to someone else": ids are not an oracle.
@@ -329,9 +334,10 @@ def change_request_approve(*, change_request_id: int, reviewer: Any, note: str =
             if hasattr(instance, "organization_id"):
                 instance.organization_id = request.organization_id
         else:
-            instance = model.objects.select_for_update().filter(pk=request.target_id).first()
-            if instance is None:
+            found = model._default_manager.select_for_update().filter(pk=request.target_id).first()
+            if found is None:
                 raise ChangeRequestConflict("The entry this change was made for no longer exists.")
+            instance = found
             current = field_payload(instance, tuple(request.changes))
             stale = sorted(name for name, diff in request.changes.items() if current[name] != diff["old"])
             if stale:
@@ -405,7 +411,7 @@ def _sync(
     Parents are passed as model instances: they were just validated, so their existence queries are skipped.
     """
     model = type(instance)
-    existing = model.objects.filter(pk=instance.pk).first()
+    existing = model._default_manager.filter(pk=instance.pk).first()
     target = existing or instance
     if existing is not None and not update:
         counts["unchanged"] += 1

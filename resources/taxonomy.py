@@ -1,7 +1,8 @@
 """The fixed vocabularies of the directory: need categories, regions, reentry attributes, statuses.
 
-They mirror ../shared/ARCHITECTURE.md ("Taxonomy"); the workflow and the directory must agree on
-these exact codes, so they live in one module and every write validates against it.
+Need categories and regions are the project's (the `vocab` package, shared with the corpus and the
+workflow; docs/architecture.md, "Taxonomy"); the rest is the directory's own. Every write validates
+against this module.
 """
 
 from __future__ import annotations
@@ -9,22 +10,32 @@ from __future__ import annotations
 import uuid
 from typing import Final
 
-NEED_CATEGORIES: Final[tuple[str, ...]] = (
-    "housing",
-    "id_documents",
-    "employment",
-    "legal_record",
-    "voting",
-    "supervision",
-    "benefits",
-    "food",
-    "health",
-    "transportation",
-    "family",
-    "education",
-    "legal_aid",
-    "other",
-)
+from vocab import NEED_CATEGORIES, REGIONS
+
+__all__ = [
+    "ATTRIBUTES_TAXONOMY",
+    "CORE_NEEDS",
+    "COVERAGE_REGIONS",
+    "DAY_CODES",
+    "GEO_PRECISIONS",
+    "METRO_REGIONS",
+    "METRO_TARGET",
+    "NAMESPACE",
+    "NEEDS_TAXONOMY",
+    "NEED_CATEGORIES",
+    "NEED_CATEGORY_LABELS",
+    "REENTRY_ATTRIBUTES",
+    "REGIONAL_TARGET",
+    "REGIONS",
+    "STALE_AFTER_DAYS",
+    "STATUSES",
+    "STATUS_ACTIVE",
+    "STATUS_FROM_HSDS",
+    "STATUS_TO_HSDS",
+    "TEXAS_LAT",
+    "TEXAS_LON",
+    "stable_id",
+]
 
 NEED_CATEGORY_LABELS: Final[dict[str, str]] = {
     "housing": "Housing and shelter",
@@ -42,20 +53,6 @@ NEED_CATEGORY_LABELS: Final[dict[str, str]] = {
     "legal_aid": "Civil legal aid",
     "other": "Other help",
 }
-
-REGIONS: Final[tuple[str, ...]] = (
-    "statewide",
-    "houston",
-    "dallas_fort_worth",
-    "austin",
-    "san_antonio",
-    "el_paso",
-    "rio_grande_valley",
-    "corpus_christi",
-    "west_texas",
-    "east_texas",
-    "other",
-)
 
 # The coverage matrix (issue #25): the places a person needs first, in every named region. Metro
 # regions should list at least three verified local entries per need, the others at least one.

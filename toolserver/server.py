@@ -37,7 +37,9 @@ SERVER_NAMES: Final = ("pathways", "pathways-corpus", "tx-resources")
 MAX_PLACE_CHARS: Final = 120
 MAX_KEY_CHARS: Final = 100
 DO_NOT_ASSERT: Final = "do not assert"
-READ_ONLY: Final = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+READ_ONLY: Final = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 Language = Literal["en", "es"]
 

@@ -15,22 +15,9 @@ from typing import Any
 
 import httpx2
 
-NEEDS = (
-    "housing",
-    "id_documents",
-    "employment",
-    "legal_record",
-    "voting",
-    "supervision",
-    "benefits",
-    "food",
-    "health",
-    "transportation",
-    "family",
-    "education",
-    "legal_aid",
-    "other",
-)
+from vocab import NEED_CATEGORIES
+
+NEEDS = NEED_CATEGORIES
 
 
 def _usage(input_tokens: int, output_tokens: int) -> dict[str, int]:

@@ -9,31 +9,9 @@ from typing import Literal
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from conversations.workflow.intake_rules import NEED_CATEGORIES
+from vocab import CRISIS_CATEGORIES, CRISIS_LABELS, NEED_CATEGORIES, REGIONS
 
-CRISIS_CATEGORIES = (
-    "none",
-    "suicide_self_harm",
-    "domestic_violence",
-    "medical_emergency_overdose",
-    "immediate_danger",
-    "sexual_assault",
-    "housing_emergency",
-)
-REGIONS = (
-    "statewide",
-    "houston",
-    "dallas_fort_worth",
-    "austin",
-    "san_antonio",
-    "el_paso",
-    "rio_grande_valley",
-    "corpus_christi",
-    "west_texas",
-    "east_texas",
-    "other",
-)
-HANDOFF_CATEGORIES = (*CRISIS_CATEGORIES[1:], "legal_aid", "out_of_state", "human", "uncertain", "bound")
+HANDOFF_CATEGORIES = (*CRISIS_CATEGORIES, "legal_aid", "out_of_state", "human", "uncertain", "bound")
 VERDICTS = ("pass", "soft_block", "hard_block")
 
 Need = Literal[NEED_CATEGORIES]  # type: ignore[valid-type]
@@ -48,7 +26,7 @@ class TurnExpect(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    crisis: Literal[CRISIS_CATEGORIES] = "none"  # type: ignore[valid-type]
+    crisis: Literal[CRISIS_LABELS] = "none"  # type: ignore[valid-type]
     top_need: Need | None = None  # absent: not scored
     region: Literal[REGIONS] | None = None  # type: ignore[valid-type]  # scored only when the key is given
     must_cite: tuple[tuple[str, ...], ...] = ()  # each group: at least one of these slugs is cited

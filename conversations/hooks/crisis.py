@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from conversations.hooks.normalize import normalize
+from vocab import ASSAULT, CRISIS_CATEGORIES, DANGER, DV, HOUSING, MEDICAL, NO_CRISIS, SUICIDE
 
 __all__ = [
     "CRISIS_CATEGORIES",
@@ -25,17 +26,9 @@ __all__ = [
     "detect_crisis",
 ]
 
-SUICIDE: Final = "suicide_self_harm"
-DV: Final = "domestic_violence"
-MEDICAL: Final = "medical_emergency_overdose"
-DANGER: Final = "immediate_danger"
-ASSAULT: Final = "sexual_assault"
-HOUSING: Final = "housing_emergency"
-NONE: Final = "none"
-
-# Ordered by the harm of routing to the wrong line: the first detected category wins, and every
-# category's handoff still names 911 for danger right now.
-CRISIS_CATEGORIES: Final = (SUICIDE, MEDICAL, DANGER, DV, ASSAULT, HOUSING)
+# The categories (ordered by the harm of routing to the wrong line: the first detected one wins)
+# come from the project's one vocabulary.
+NONE: Final = NO_CRISIS
 SEVERITIES: Final = ("none", "elevated", "high", "imminent")
 _RANK: Final = {name: rank for rank, name in enumerate(SEVERITIES)}
 # A person threatening or stalking: domestic violence when a partner or relative is named nearby,

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
+from vocab.gsm7 import segment_info
+
 __all__ = ["HANDOFF_CATEGORIES", "Handoff", "Line", "gsm7_segments", "handoff_for"]
 
 
@@ -191,20 +193,10 @@ _ALIASES: Final = {
 HANDOFF_CATEGORIES: Final = tuple(_TEXTS)
 LANGUAGES: Final = ("en", "es")
 
-_GSM7_BASIC: Final = frozenset(
-    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ ÆæßÉ!\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§"
-    "¿abcdefghijklmnopqrstuvwxyzäöñüà"
-)
-_GSM7_EXTENDED: Final = frozenset("^{}\\[~]|€\f")
-
 
 def gsm7_segments(text: str) -> int:
-    """SMS segments `text` takes: GSM-7 when every character allows it, otherwise UCS-2."""
-    if all(ch in _GSM7_BASIC or ch in _GSM7_EXTENDED for ch in text):
-        septets = sum(2 if ch in _GSM7_EXTENDED else 1 for ch in text)
-        return 1 if septets <= 160 else -(-septets // 153)
-    units = len(text.encode("utf-16-le")) // 2
-    return 1 if units <= 70 else -(-units // 67)
+    """SMS parts `text` takes, counted as a carrier does (vocab.gsm7: an escape pair never straddles two parts)."""
+    return segment_info(text).segments
 
 
 def handoff_for(category: str, language: str) -> Handoff:

@@ -21,8 +21,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from conversations.hooks.crisis import NONE, SUICIDE
 from conversations.hooks.textfeatures import analyze
+from vocab import NO_CRISIS as NONE
+from vocab import SUICIDE
 
 __all__ = ["ARTIFACT_DIR", "Assessment", "MessageModel", "assess", "get_model", "load"]
 
@@ -95,7 +96,8 @@ class _Head:
         if self.multiclass:
             total = float(probs.sum())
             probs = probs / total if total > 0 else np.full_like(probs, 1.0 / len(probs))
-        return probs
+        result: np.ndarray = probs
+        return result
 
 
 class MessageModel:

@@ -8,9 +8,10 @@ typos, dropped accents and run-together words of SMS). Pure Python, no dependenc
 from __future__ import annotations
 
 import re
-import unicodedata
 from itertools import pairwise
 from typing import Final
+
+from vocab import fold as accent_fold
 
 NGRAM_MIN: Final = 2
 NGRAM_MAX: Final = 5
@@ -21,9 +22,7 @@ _REPEAT: Final = re.compile(r"(.)\1{2,}")
 
 def fold(text: str) -> str:
     """Lower-case, strip accents (keeping ñ) and squeeze letters repeated 3+ times ("nooooo" → "noo")."""
-    lowered = text.lower().replace("ñ", "\x00")
-    decomposed = unicodedata.normalize("NFKD", lowered)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).replace("\x00", "ñ")
+    stripped = accent_fold(text.lower().replace("ñ", "\x00")).replace("\x00", "ñ")
     return _REPEAT.sub(r"\1\1", stripped)
 
 

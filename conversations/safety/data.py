@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from conversations.hooks.crisis import CRISIS_CATEGORIES
 from conversations.hooks.textfeatures import fold
-from resources.taxonomy import NEED_CATEGORIES, REGIONS
+from vocab import CRISIS_LABELS, NEED_CATEGORIES, REGIONS
 
 DATA_DIR: Final = Path(__file__).resolve().parent / "data"
 TRAIN: Final = DATA_DIR / "train.jsonl"
@@ -27,7 +26,6 @@ BLIND_CONVERSATIONS: Final = DATA_DIR / "blind_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 
-CRISIS_LABELS: Final = ("none", *CRISIS_CATEGORIES)
 REGION_LABELS: Final = (*REGIONS, "unknown")
 EXPECT_TAGS: Final = (
     "handoff_out_of_state",

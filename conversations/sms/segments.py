@@ -1,9 +1,8 @@
-"""SMS text shaping: GSM-7 vs UCS-2 detection, segment counts, GSM-safe punctuation, shortening with MORE.
+"""SMS text shaping: GSM-safe punctuation, compact cards and links, shortening with MORE.
 
-Pure functions (no Django), so they are tested directly. Segment sizes follow GSM 03.38 / 3GPP 23.040:
-one GSM-7 message holds 160 septets, each part of a multi-part one 153 (the rest is the UDH);
-UCS-2 holds 70 UTF-16 units, 67 per part. Extension characters (e.g. `€ [ ] { }`) take two septets
-and, like surrogate pairs in UCS-2, are never split across parts.
+Pure functions (no Django), so they are tested directly. The alphabet and the segment arithmetic
+(GSM-7 vs UCS-2, parts of 153/67 units, escape and surrogate pairs never split) live in vocab.gsm7,
+shared with the crisis handoffs; they are re-exported here for the sender.
 """
 
 from __future__ import annotations
@@ -14,14 +13,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-GSM7_BASIC: Final = frozenset(
-    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
-    "abcdefghijklmnopqrstuvwxyzäöñüà"
-)
-GSM7_EXTENDED: Final = frozenset("^{}\\[~]|€\f")
+from vocab.gsm7 import SegmentInfo, encoding_of, is_gsm7, segment_info
 
-SINGLE = {"GSM-7": 160, "UCS-2": 70}
-PART = {"GSM-7": 153, "UCS-2": 67}
+__all__ = [
+    "SegmentInfo",
+    "ShapedSms",
+    "compact",
+    "cut",
+    "encoding_of",
+    "gsm_safe",
+    "segment_info",
+    "shape",
+]
 
 # Typographic punctuation that phones and drafts produce, mapped to GSM-7 equivalents.
 _PUNCTUATION: Final = {
@@ -69,49 +72,13 @@ _SPACE_BEFORE_NEWLINE = re.compile(r" +\n")
 
 
 @dataclass(frozen=True)
-class SegmentInfo:
-    encoding: str
-    segments: int
-    units: int
-
-
-@dataclass(frozen=True)
 class ShapedSms:
     text: str
     remainder: str
 
 
-def encoding_of(text: str) -> str:
-    """'GSM-7' when every character is in the GSM 03.38 default alphabet or its extension, else 'UCS-2'."""
-    return "GSM-7" if all(ch in GSM7_BASIC or ch in GSM7_EXTENDED for ch in text) else "UCS-2"
-
-
-def _units(ch: str, encoding: str) -> int:
-    if encoding == "GSM-7":
-        return 2 if ch in GSM7_EXTENDED else 1
-    return 2 if ord(ch) > 0xFFFF else 1
-
-
-def segment_info(text: str) -> SegmentInfo:
-    """Encoding, number of SMS parts and length in septets (GSM-7) or UTF-16 units (UCS-2)."""
-    encoding = encoding_of(text)
-    units = sum(_units(ch, encoding) for ch in text)
-    if units == 0:
-        return SegmentInfo(encoding, 0, 0)
-    if units <= SINGLE[encoding]:
-        return SegmentInfo(encoding, 1, units)
-    part, used, segments = PART[encoding], 0, 1
-    for ch in text:
-        size = _units(ch, encoding)
-        if used + size > part:  # an escape pair or surrogate pair never straddles two parts
-            segments += 1
-            used = 0
-        used += size
-    return SegmentInfo(encoding, segments, units)
-
-
 def _is_emoji_or_symbol(ch: str) -> bool:
-    if ch in GSM7_BASIC or ch in GSM7_EXTENDED:
+    if is_gsm7(ch):
         return False
     code = ord(ch)
     if code > 0xFFFF or 0x2600 <= code <= 0x27BF or 0x2B00 <= code <= 0x2BFF:

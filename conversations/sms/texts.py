@@ -7,8 +7,9 @@ Fixed texts never go through the workflow or the approval queue: they are compli
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Final
+
+from vocab import fold
 
 NOTICE_VERSION: Final = "sms-notice-v1"
 
@@ -87,8 +88,7 @@ def keyword_match(body: str) -> tuple[str, str | None, str] | None:
     """
     if len(body) > 40:
         return None
-    folded = unicodedata.normalize("NFKD", body.upper())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = fold(body).upper()
     word = _NOT_WORD.sub("", folded) if len(folded.split()) <= 2 else ""
     # "STOP ALL" sent with a space is the same keyword as STOPALL.
     if word in KEYWORDS:

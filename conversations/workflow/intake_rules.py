@@ -7,17 +7,9 @@ intake node asks Haiku only when they are unsure (no need matched, or two needs 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
-from resources.taxonomy import NEED_CATEGORIES
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip accents so 'cárcel' and 'carcel' match the same rule."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
+from vocab import NEED_CATEGORIES, fold
 
 # Keyword stems per need, English and Spanish (accent-folded). Weight 2 = strongly indicative.
 _NEED_TERMS: dict[str, tuple[tuple[str, int], ...]] = {

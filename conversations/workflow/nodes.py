@@ -8,6 +8,7 @@ turns any failure into None, so every node has a deterministic path.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from corpus.selectors import corpus_search
 from plans.selectors import is_plan_request, plan_build, plan_request_from_message
 from plans.types import OutOfTexas, PlanError
 from resources.selectors import REFERRAL_SLUG, match, referral_card
+from vocab import NEED_CATEGORIES
 
 logger = logging.getLogger(__name__)
 
@@ -43,9 +45,22 @@ PLAN_LEAD = {
 }
 
 
+# What a prompt file writes as {{name}}: vocabularies rendered from their one definition, so a prompt
+# can never offer the model a category that the answer's schema would reject (or omit one it accepts).
+PROMPT_VALUES: dict[str, str] = {"need_categories": ", ".join(NEED_CATEGORIES)}
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
 def prompt(name: str) -> str:
-    """Load a versioned prompt file (cached by the OS; files are small)."""
-    return (PROMPTS / f"{name}.md").read_text()
+    """Load a versioned prompt file with its placeholders filled (cached by the OS; files are small)."""
+    text = (PROMPTS / f"{name}.md").read_text()
+
+    def value(found: re.Match[str]) -> str:
+        if found.group(1) not in PROMPT_VALUES:
+            raise KeyError(f"prompt {name!r} names an unknown placeholder {found.group(0)}")
+        return PROMPT_VALUES[found.group(1)]
+
+    return _PLACEHOLDER.sub(value, text)
 
 
 @dataclass

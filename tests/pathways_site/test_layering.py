@@ -1,4 +1,4 @@
-"""import-linter enforces ARCHITECTURE.md's arrows, and a wrong-way import really breaks it."""
+"""import-linter enforces the arrows of docs/architecture.md, and a wrong-way import really breaks it."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ PACKAGES = (
     "corpus",
     "resources",
     "audit",
+    "vocab",
 )
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
 
@@ -60,6 +61,8 @@ def test_the_layering_contracts_hold() -> None:
         ("corpus/_probe.py", "import resources\n", "Layering"),
         ("conversations/hooks/_probe.py", "import django\n", "pure Python"),
         ("corpus/_probe.py", "import anthropic\n", "Only conversations.llm imports anthropic"),
+        ("vocab/_probe.py", "import audit\n", "Layering"),
+        ("vocab/_probe.py", "import django\n", "nothing but the standard library"),
     ],
 )
 def test_a_wrong_way_import_breaks_the_contracts(tmp_path: Path, module: str, bad_import: str, contract: str) -> None:
@@ -70,11 +73,3 @@ def test_a_wrong_way_import_breaks_the_contracts(tmp_path: Path, module: str, ba
     assert contract in result.stdout
     broken_lines = [line for line in result.stdout.splitlines() if "BROKEN" in line]
     assert any(contract in line for line in broken_lines), result.stdout
-
-
-def test_the_corpus_and_the_directory_share_one_need_taxonomy() -> None:
-    from conversations.workflow.intake_rules import NEED_CATEGORIES as intake
-    from corpus.types import CATEGORIES
-    from resources.taxonomy import NEED_CATEGORIES
-
-    assert CATEGORIES == NEED_CATEGORIES == intake

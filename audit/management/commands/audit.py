@@ -89,8 +89,8 @@ class Command(BaseCommand):
         slugs = item.get("evidence") or []
         if not isinstance(slugs, list) or not all(isinstance(s, str) for s in slugs):
             raise ValueError("evidence must be a list of entry slugs")
-        language = item.get("language") if item.get("language") in ("en", "es") else "en"
-        channel = item.get("channel") if item.get("channel") in ("web", "sms") else "web"
+        language = str(item["language"]) if item.get("language") in ("en", "es") else "en"
+        channel = str(item["channel"]) if item.get("channel") in ("web", "sms") else "web"
         evidence = list(loader(slugs=slugs, language=language))
         context = AuditContext(
             language=language,

@@ -92,7 +92,10 @@ class Command(BaseCommand):
             )
             .order_by("category")
         )
-        by_category = {row.pop("category"): row for row in rows}
+        by_category: dict[str, dict[str, int]] = {
+            row["category"]: {key: row[key] for key in ("entries", "verified", "assertable", "unembedded")}
+            for row in rows
+        }
         totals = {
             key: sum(row[key] for row in by_category.values())
             for key in ("entries", "verified", "assertable", "unembedded")

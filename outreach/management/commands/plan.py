@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -30,7 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--today", help="YYYY-MM-DD (tests and pre-release meetings planned ahead)")
         parser.add_argument("--json", action="store_true")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         language = str(options["language"])
         try:
             release = dt.date.fromisoformat(str(options["release_date"]))
@@ -44,7 +45,7 @@ class Command(BaseCommand):
                 supervision=str(options["supervision"]),
                 needs=tuple(options["need"]),
                 language=language,
-                today=today,  # type: ignore[arg-type]
+                today=today,
             )
         except PlanError as exc:
             payload: dict[str, object] = {"error": exc.as_json(language)}

@@ -14,13 +14,14 @@ from django.db import transaction
 
 from pathways_site.env import env_str
 from resources.models import Organization, PartnerMembership
+from vocab import ADMIN, CASE_MANAGER, PARTNER_EDITOR, SUPERVISOR
 
 ROLES: tuple[tuple[str, str, bool], ...] = (
     # (username, group, is_superuser)
-    ("demo-admin", "admin", True),
-    ("demo-supervisor", "supervisor", False),
-    ("demo-casemanager", "case manager", False),
-    ("demo-partner", "partner editor", False),
+    ("demo-admin", ADMIN, True),
+    ("demo-supervisor", SUPERVISOR, False),
+    ("demo-casemanager", CASE_MANAGER, False),
+    ("demo-partner", PARTNER_EDITOR, False),
 )
 
 DEMO_PARTNER_ORGANIZATION = "harris-center"

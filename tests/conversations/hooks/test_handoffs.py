@@ -92,3 +92,10 @@ def test_gsm7_segments_counts_like_a_carrier() -> None:
     assert gsm7_segments("a" * 306) == 2
     assert gsm7_segments("á" * 70) == 1  # UCS-2
     assert gsm7_segments("á" * 71) == 2
+
+
+def test_gsm7_segments_never_lets_an_escape_pair_straddle_two_parts() -> None:
+    """306 septets divide into two parts of 153, but "€" (escape + code) cannot start at septet 153: three parts.
+    The handoffs' old copy of the arithmetic divided and said two."""
+    assert gsm7_segments("a" * 152 + "€" + "a" * 152) == 3
+    assert gsm7_segments("a" * 151 + "€" + "a" * 153) == 2  # the pair fits at 152-153
