@@ -26,12 +26,12 @@ from django.views.decorators.http import require_POST
 
 from audit.admin_mixins import AuditedModelAdmin
 from audit.services import audit_event_record
-from caseload import charts, dashboard, plan_admin, roles, selectors, services
+from caseload import charts, dashboard, phone_links_admin, plan_admin, roles, selectors, services  # noqa: F401
+from caseload.erasure import client_erase
 from caseload.errors import CaseloadError
 from caseload.models import Client, ClientContact, Dashboard, Queue
 from caseload.summary import client_summary
 from conversations.models import Conversation, NodeRun, OutboundMessage, Turn
-from conversations.retention import contact_erase
 from resources.selectors import coverage as directory_coverage
 from resources.taxonomy import CORE_NEEDS, COVERAGE_REGIONS
 
@@ -85,7 +85,7 @@ class ClientForm(forms.ModelForm):
         required=False,
         max_length=32,
         label="Link an SMS number",
-        help_text="The client's mobile number; their texts then appear in this caseload.",
+        help_text="The client's mobile number. They get a text asking them to reply YES; their texts appear here only after.",
     )
 
     class Meta:
@@ -121,12 +121,15 @@ class ClientAdmin(AuditedModelAdmin):
         # Right to erasure: every row holding the person's content goes; audit keeps ids and counts only.
         actor = services.actor_of(request.user)
         for client in queryset:
-            for contact_id in list(client.contacts.values_list("pk", flat=True)):
-                contact_erase(contact_id=contact_id, actor=actor)
-            client_id = str(client.pk)
-            client.delete()
-            audit_event_record(action="client.erased", actor=actor, object_type="client", object_id=client_id)
+            client_erase(client=client, actor=actor)
         messages.success(request, "Erased.")
+
+    def delete_model(self, request: HttpRequest, obj: Client) -> None:
+        client_erase(client=obj, actor=services.actor_of(request.user))  # deleting a client erases them
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Client]) -> None:
+        for client in queryset:
+            client_erase(client=client, actor=services.actor_of(request.user))
 
     def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
         # `priority` is an annotation (see caseload.priority), so it cannot be a static `ordering`.
@@ -161,8 +164,7 @@ class ClientAdmin(AuditedModelAdmin):
         phone = form.cleaned_data.get("link_phone")
         if phone:
             try:
-                services.client_phone_link(client=form.instance, phone=phone, user=request.user)
-                messages.success(request, "SMS number linked.")
+                messages.info(request, services.client_phone_link(client=form.instance, phone=phone, user=request.user))
             except CaseloadError as exc:
                 _error(request, exc)
 

@@ -270,6 +270,8 @@ RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", def
 RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
 # When case managers answer; drives the "a person will reply …" wording after hours (see caseload).
 OFFICE_HOURS = env_str("OFFICE_HOURS", "Mon-Fri 09:00-17:00 America/Chicago")
+# How people know the case managers' organization: "Reply YES to let your case manager at <name> see your messages".
+ORGANIZATION_NAME = env_str("ORGANIZATION_NAME", "Pathways")
 TURN_DEADLINE_SECONDS = env_float("TURN_DEADLINE_SECONDS", default=30.0, minimum=1.0)
 RETENTION_DAYS = env_int("RETENTION_DAYS", default=180, minimum=1)
 MAP_TILE_URL = env_str("MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
