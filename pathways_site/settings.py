@@ -13,7 +13,7 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from pathways_site.env import env_bool, env_float, env_int, env_list, env_str
+from pathways_site.env import env_bool, env_float, env_int, env_list, env_str, is_loopback_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PATHWAYS_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -61,6 +61,14 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DJANGO_ENV=production")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+# DEBUG pages show local variables (a raw SMS body among them): never on a host others can reach,
+# whatever DJANGO_ENV says or leaves unsaid.
+_public_hosts = [host for host in ALLOWED_HOSTS if not is_loopback_host(host)]
+if DEBUG and _public_hosts:
+    raise ImproperlyConfigured(
+        f"DEBUG is on while ALLOWED_HOSTS names non-loopback hosts ({', '.join(_public_hosts)}): "
+        "set DJANGO_ENV=production (DEBUG then defaults to off) or DEBUG=false, or keep ALLOWED_HOSTS to loopback"
+    )
 
 # --- apps ----------------------------------------------------------------------------------
 INSTALLED_APPS = [

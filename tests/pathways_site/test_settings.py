@@ -88,3 +88,40 @@ def test_sms_approval_is_on_by_default() -> None:
         {}, "import django; django.setup(); from django.conf import settings; print(settings.SMS_REQUIRE_APPROVAL)"
     )
     assert result.stdout.strip().endswith("True")
+
+
+# --- #21 item 6: DEBUG never on a host others can reach -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"ALLOWED_HOSTS": "pathways.example.org"},  # DJANGO_ENV missing: development, DEBUG on by default
+        {"DJANGO_ENV": "development", "ALLOWED_HOSTS": "*"},
+        {"DJANGO_ENV": "test", "DEBUG": "true", "ALLOWED_HOSTS": "localhost,10.0.0.5"},
+    ],
+)
+def test_debug_on_a_non_loopback_host_refuses_to_start_naming_the_variables(env: dict[str, str]) -> None:
+    result = _run(env)
+    assert result.returncode != 0
+    line = _last_line(result)
+    assert "ImproperlyConfigured" in line
+    assert all(name in line for name in ("DJANGO_ENV", "DEBUG", "ALLOWED_HOSTS")), line
+
+
+def test_debug_on_loopback_hosts_starts_and_debug_off_serves_public_hosts() -> None:
+    assert _run({"ALLOWED_HOSTS": "127.0.0.1,localhost,[::1],app.localhost"}).stdout.strip() == "ok"
+    assert _run({"DEBUG": "false", "ALLOWED_HOSTS": "pathways.example.org"}).stdout.strip() == "ok"
+
+
+def test_is_loopback_host() -> None:
+    from pathways_site.env import is_loopback_host
+
+    assert all(map(is_loopback_host, ["localhost", "127.0.0.1", "127.9.9.9", "[::1]", "::1", "testserver"]))
+    assert not any(map(is_loopback_host, ["*", ".example.org", "0.0.0.0", "10.0.0.5", "pathways.example.org"]))  # noqa: S104 - a host name checked, nothing bound
+
+
+def test_seed_demo_refuses_in_production() -> None:
+    result = _run(_production(), SETUP, "seed_demo")
+    assert result.returncode != 0
+    assert "seed_demo refuses" in result.stderr and "production" in result.stderr
