@@ -30,6 +30,7 @@ from caseload import charts, dashboard, phone_links_admin, plan_admin, roles, se
 from caseload.erasure import client_erase
 from caseload.errors import CaseloadError
 from caseload.models import Client, ClientContact, Dashboard, Queue
+from caseload.read_audit import ReadAuditedAdmin, list_record
 from caseload.summary import client_summary
 from conversations.models import Conversation, NodeRun, OutboundMessage, Turn
 from resources.selectors import coverage as directory_coverage
@@ -94,7 +95,8 @@ class ClientForm(forms.ModelForm):
 
 
 @admin.register(Client)
-class ClientAdmin(AuditedModelAdmin):
+class ClientAdmin(ReadAuditedAdmin, AuditedModelAdmin):
+    read_action, list_read_action = "caseload.client_viewed", "caseload.clients_listed"
     form = ClientForm
     list_display = (
         "name",
@@ -443,7 +445,8 @@ class NodeRunInline(admin.TabularInline):
 
 
 @admin.register(Turn)
-class TurnAdmin(ScopedReadOnlyAdmin):
+class TurnAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
+    read_action = "caseload.trace_viewed"
     selector = staticmethod(selectors.turn_queryset)
     list_display = ("__str__", "channel", "status", "crisis", "top_need", "region", "audit_verdict", "created_at")
     list_filter = ("status", "channel", "audit_verdict", "crisis")
@@ -507,7 +510,8 @@ class TurnAdmin(ScopedReadOnlyAdmin):
 
 
 @admin.register(OutboundMessage)
-class OutboundMessageAdmin(ScopedReadOnlyAdmin):
+class OutboundMessageAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
+    read_action = "caseload.outbound_viewed"
     selector = staticmethod(selectors.outbound_queryset)
     list_display = ("short_id", "kind", "status", "crisis", "created_at", "approved_by", "approved_at", "sent_at")
     list_filter = ("status", "kind", "crisis")
@@ -585,6 +589,9 @@ class QueueAdmin(_PageAdmin):
             (message, selectors.message_context(message))
             for message in selectors.approval_queue(user=request.user)[:100]
         ]
+        list_record(
+            request=request, action="caseload.queue_viewed", object_type="outbound", ids=(m.pk for m, _ in items)
+        )
         context = {
             **self.admin_site.each_context(request),
             "title": "Approval queue",
