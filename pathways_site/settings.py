@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A strict Content-Security-Policy on every page (chat and admin): no inline script anywhere.
+    "csp.middleware.CSPMiddleware",
     # Last, so it sees authentication failures from every login form (django-axes requirement).
     "axes.middleware.AxesMiddleware",
     # Innermost and sync-only, so Django runs the chain above in one thread (see its docstring).
@@ -293,10 +295,18 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=5, minimum=1)
 AXES_COOLOFF_TIME = 0.25  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Each parameter on its own: one username is locked out whatever IPs try it (no IP rotation), and one
+# IP is locked out whatever usernames it tries (no spraying). A [["username", "ip_address"]] pair
+# would only lock the combination.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 
 SESSION_COOKIE_HTTPONLY = True
+# Sessions are staff sessions (the chat uses bearer tokens): a working day at most, and gone when the
+# browser closes, so a shared computer does not stay signed in to the caseload.
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", default=8 * 3600, minimum=300)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = False  # the chat page's script reads the token for fetch()
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", default=False) else None
 if PRODUCTION:
@@ -312,6 +322,35 @@ if PRODUCTION:
     # /healthz and /readyz are probed over plain HTTP by the load balancer inside the network.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 X_FRAME_OPTIONS = "DENY"
+
+
+def _origin_of(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.replace("{s}.", "").replace("{z}", "0").replace("{x}", "0").replace("{y}", "0"))
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+# No inline script or handler anywhere (templates load static files only; JSON config goes in
+# json_script blocks, which are data, not script). Styles keep 'unsafe-inline' for the admin's and
+# the templates' <style> blocks; the map's tiles come from MAP_TILE_URL's origin.
+_tile_origin = _origin_of(MAP_TILE_URL)
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", *([_tile_origin] if _tile_origin else [])],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- i18n, static --------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
