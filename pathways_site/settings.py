@@ -29,6 +29,7 @@ DEBUG = env_bool("DEBUG", default=not PRODUCTION)
 _secret_key = env_str("SECRET_KEY")
 _field_key = env_str("FIELD_ENCRYPTION_KEY")
 _hash_key = env_str("PHONE_HASH_KEY")
+_anchor_key = env_str("AUDIT_ANCHOR_KEY")
 if PRODUCTION:
     if DEBUG:
         raise ImproperlyConfigured("DEBUG must be off when DJANGO_ENV=production")
@@ -38,6 +39,11 @@ if PRODUCTION:
         raise ImproperlyConfigured("FIELD_ENCRYPTION_KEY must be set when DJANGO_ENV=production")
     if not env_str("DATABASE_URL"):
         raise ImproperlyConfigured("DATABASE_URL must be set when DJANGO_ENV=production")
+    if not _hash_key or len(_hash_key) < 32:
+        # Its own secret: derived from SECRET_KEY, rotating that key would orphan every phone lookup.
+        raise ImproperlyConfigured("PHONE_HASH_KEY must be set (32+ characters) when DJANGO_ENV=production")
+    if not _anchor_key or len(_anchor_key) < 32:
+        raise ImproperlyConfigured("AUDIT_ANCHOR_KEY must be set (32+ characters) when DJANGO_ENV=production")
     if len(_secret_key) < 50 or len(set(_secret_key)) < 5:
         raise ImproperlyConfigured("SECRET_KEY must be at least 50 characters when DJANGO_ENV=production")
 else:
@@ -47,6 +53,7 @@ else:
     _secret_key = _secret_key or _generated["SECRET_KEY"]
     _field_key = _field_key or _generated["FIELD_ENCRYPTION_KEY"]
     _hash_key = _hash_key or _generated["PHONE_HASH_KEY"]
+    _anchor_key = _anchor_key or _generated["AUDIT_ANCHOR_KEY"]
 
 SECRET_KEY = _secret_key
 # Old signing keys still accepted during a rotation (see docs/operations.md).
@@ -54,8 +61,9 @@ SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", default=[])
 FIELD_ENCRYPTION_KEY = _field_key
 # Previous Fernet keys (comma-separated) still readable while `manage.py reencrypt` moves data to the new one.
 FIELD_ENCRYPTION_KEYS_OLD = env_str("FIELD_ENCRYPTION_KEYS_OLD")
-# HMAC key for phone lookups; defaults to a key derived from SECRET_KEY in production.
-PHONE_HASH_KEY = _hash_key or f"phone-hash:{SECRET_KEY}"
+# HMAC key for phone lookups: its own secret (generated in development, required in production);
+# rotation: docs/operations.md (`manage.py rehash_phones`).
+PHONE_HASH_KEY = _hash_key
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.0.1", "localhost", "testserver"])
 if PRODUCTION and not ALLOWED_HOSTS:
@@ -210,6 +218,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The worker keeps settings.LOGGING's handlers (and their PII redaction filter) instead of putting
+# its own on the root logger; pathways_site.celery re-checks the filter after Celery's logging setup.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Celery's Django fixup closes every connection before and after each task, and in a prefork child
 # closes the whole connection pool too: a new PostgreSQL backend per task (two, counting the close
 # before). Recycling only every 1,000 tasks keeps the pool; pathways_site.celery hands the connection
@@ -251,6 +262,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # `manage.py audit check-draft` needs entries' texts by slug; audit is the floor of the layering and
 # may not import corpus, so the site wires the reader in (dependency inversion, not an import).
 AUDIT_EVIDENCE_LOADER = "corpus.evidence.evidence_records"
+# The chain head `audit verify` writes and checks, HMAC-signed with a key the database never holds:
+# someone who rewrites the whole chain consistently cannot also re-sign the last anchor.
+AUDIT_ANCHOR_KEY = _anchor_key
+AUDIT_ANCHOR_PATH = Path(env_str("AUDIT_ANCHOR_PATH", str(VAR_DIR / "audit-anchor.json")) or VAR_DIR)
 
 # --- integrations --------------------------------------------------------------------------
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
