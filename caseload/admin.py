@@ -268,7 +268,8 @@ class ScopedReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(ScopedReadOnlyAdmin):
+class ConversationAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
+    list_read_action = "caseload.conversations_listed"  # the list names clients; the detail view audits itself
     selector = staticmethod(selectors.conversation_queryset)
     change_form_template = "admin/caseload/conversation_change_form.html"
     list_display = ("short_id", "client", "channel", "mode", "flag", "turn_count", "updated_at")

@@ -27,6 +27,8 @@ from conversations.models import Contact, Conversation, OutboundMessage
 
 # A request the person has not answered in this time no longer counts: a YES weeks later is not for it.
 LINK_WINDOW: Final = timedelta(days=7)
+# A second request for the same number within this time sends no second text.
+RESEND_AFTER: Final = timedelta(hours=24)
 NEUTRAL_ANSWER: Final = (
     "If this number can receive texts, the person will get a text asking them to reply YES. "
     "Their messages appear here only after they do."
@@ -125,11 +127,12 @@ def phone_link_request(*, client: Client, phone: str, user: Any) -> str:
         contact = Contact.objects.select_for_update().get(pk=contact.pk)
         existing = ClientContact.objects.filter(contact=contact).first()
         status = _request_status(contact=contact, existing=existing, client=client, user=user)
-        if status is not None:
-            now = timezone.now()
+        if status == PhoneLinkRequest.Status.PENDING:
+            # A new question replaces an older one: the person's YES answers the text they just got.
             PhoneLinkRequest.objects.filter(contact=contact, status=PhoneLinkRequest.Status.PENDING).update(
-                status=PhoneLinkRequest.Status.SUPERSEDED, decided_at=now
+                status=PhoneLinkRequest.Status.SUPERSEDED, decided_at=timezone.now()
             )
+        if status is not None:
             request = PhoneLinkRequest.objects.create(
                 client=client, contact=contact, requested_by=user.get_username(), status=status
             )
@@ -152,6 +155,17 @@ def _request_status(*, contact: Contact, existing: ClientContact | None, client:
     if existing is not None and not selectors.sees_all(user):
         # Moving a number between caseloads would hand one person's messages to another case manager.
         return PhoneLinkRequest.Status.HELD
+    open_request = (
+        PhoneLinkRequest.objects.filter(
+            contact=contact, status=PhoneLinkRequest.Status.PENDING, created_at__gte=timezone.now() - RESEND_AFTER
+        )
+        .values_list("client_id", flat=True)
+        .first()
+    )
+    if open_request == client.pk:
+        return None  # asked already today: one text, not one per click
+    if open_request is not None and not selectors.sees_all(user):
+        return PhoneLinkRequest.Status.HELD  # another client's question is open: the person's YES stays theirs
     if contact.opted_out:
         return PhoneLinkRequest.Status.NOT_SENT
     return PhoneLinkRequest.Status.PENDING

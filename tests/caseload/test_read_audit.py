@@ -39,6 +39,9 @@ def test_list_pages_that_show_content_record_the_ids_shown(cast, client) -> None
     client.force_login(cast.cm_a)
     assert client.get(reverse("admin:caseload_client_changelist")).status_code == 200
     assert client.get(reverse("admin:caseload_queue_changelist")).status_code == 200
+    assert client.get(reverse("admin:conversations_conversation_changelist")).status_code == 200
+    [conversations] = _events("caseload.conversations_listed", cast.cm_a)
+    assert conversations.data["ids"] == [str(cast.conv_a.pk)]
     [listed] = _events("caseload.clients_listed", cast.cm_a)
     assert listed.data == {"ids": [str(cast.alice.pk)], "count": 1}
     [queue] = _events("caseload.queue_viewed", cast.cm_a)

@@ -135,3 +135,16 @@ def test_an_invalid_number_is_a_clear_error(cast) -> None:
 
     with pytest.raises(ReplyNotPossible, match="not valid"):
         services.client_phone_link(client=cast.alice, phone="12", user=cast.cm_a)
+
+
+def test_asking_again_sends_no_second_text_and_another_clients_ask_is_held(cast, link, fake_twilio) -> None:
+    from caseload.models import Client
+
+    link(client=cast.alice, phone=NUMBER, user=cast.cm_a)
+    link(client=cast.alice, phone=NUMBER, user=cast.cm_a)
+    assert len(_bodies(fake_twilio)) == 1
+    other = Client.objects.create(name="Carol Caracal", case_manager=cast.cm_b)
+    assert link(client=other, phone=NUMBER, user=cast.cm_b) == NEUTRAL_ANSWER
+    assert len(_bodies(fake_twilio)) == 1
+    assert PhoneLinkRequest.objects.get(client=other).status == "held"
+    assert PhoneLinkRequest.objects.get(client=cast.alice).status == "pending"
