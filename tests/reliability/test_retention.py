@@ -333,3 +333,12 @@ def test_retention_also_purges_contacts_and_conversations_with_nothing_left(post
     # A STOP is honoured for good: the opted-out number's contact stays.
     assert Contact.objects.filter(pk=stopped.pk, opted_out=True).exists()
     assert Turn.objects.filter(pk=fresh_web.pk).exists()
+
+
+def test_help_tells_a_texter_how_to_erase(post_sms, dispatched, fake_twilio) -> None:
+    post_sms("HELP", sender="+15125550194")
+    post_sms("AYUDA", sender="+15125550194")
+    dispatched.run_all()
+    bodies = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == "+15125550194"]
+    assert len(bodies) == 2, bodies
+    assert "DELETE to erase your texts" in bodies[0] and "BORRAR para borrar sus mensajes" in bodies[1]
