@@ -15,12 +15,15 @@ class ChainReport:
     checked: int
     first_broken_id: int | None = None
     reason: str = ""
+    head_id: int = 0  # the last verified event (0: none), what `audit verify` anchors outside the database
+    head_hash: str = GENESIS_HASH
 
 
 def audit_chain_verify(*, batch_size: int = 2000) -> ChainReport:
     """Recompute every hash in order and report the first row whose link or content was altered."""
     expected_prev = GENESIS_HASH
     checked = 0
+    head_id = 0
     for event in AuditEvent.objects.order_by("id").iterator(chunk_size=batch_size):
         if event.prev_hash != expected_prev:
             return ChainReport(
@@ -28,6 +31,6 @@ def audit_chain_verify(*, batch_size: int = 2000) -> ChainReport:
             )
         if event.compute_hash() != event.hash:
             return ChainReport(False, checked, event.pk, "content does not match its hash (row altered)")
-        expected_prev = event.hash
+        expected_prev, head_id = event.hash, event.pk
         checked += 1
-    return ChainReport(True, checked)
+    return ChainReport(True, checked, head_id=head_id, head_hash=expected_prev)

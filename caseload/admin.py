@@ -28,12 +28,13 @@ from django.views.decorators.http import require_POST
 
 from audit.admin_mixins import AuditedModelAdmin
 from audit.services import audit_event_record
-from caseload import charts, dashboard, plan_admin, roles, selectors, services
+from caseload import charts, dashboard, phone_links_admin, plan_admin, roles, selectors, services  # noqa: F401
+from caseload.erasure import client_erase
 from caseload.errors import CaseloadError
 from caseload.models import Client, ClientContact, Dashboard, Queue
+from caseload.read_audit import ReadAuditedAdmin, list_record
 from caseload.summary import client_summary
 from conversations.models import Conversation, NodeRun, OutboundMessage, Turn
-from conversations.retention import contact_erase
 from resources.selectors import coverage as directory_coverage
 from resources.taxonomy import CORE_NEEDS, COVERAGE_REGIONS
 
@@ -87,7 +88,7 @@ class ClientForm(forms.ModelForm):
         required=False,
         max_length=32,
         label="Link an SMS number",
-        help_text="The client's mobile number; their texts then appear in this caseload.",
+        help_text="The client's mobile number. They get a text asking them to reply YES; their texts appear here only after.",
     )
 
     class Meta:
@@ -96,7 +97,8 @@ class ClientForm(forms.ModelForm):
 
 
 @admin.register(Client)
-class ClientAdmin(AuditedModelAdmin):
+class ClientAdmin(ReadAuditedAdmin, AuditedModelAdmin):
+    read_action, list_read_action = "caseload.client_viewed", "caseload.clients_listed"
     form = ClientForm
     list_display = (
         "name",
@@ -123,12 +125,15 @@ class ClientAdmin(AuditedModelAdmin):
         # Right to erasure: every row holding the person's content goes; audit keeps ids and counts only.
         actor = services.actor_of(request.user)
         for client in queryset:
-            for contact_id in list(client.contacts.values_list("pk", flat=True)):
-                contact_erase(contact_id=contact_id, actor=actor)
-            client_id = str(client.pk)
-            client.delete()
-            audit_event_record(action="client.erased", actor=actor, object_type="client", object_id=client_id)
+            client_erase(client=client, actor=actor)
         messages.success(request, "Erased.")
+
+    def delete_model(self, request: HttpRequest, obj: Client) -> None:
+        client_erase(client=obj, actor=services.actor_of(request.user))  # deleting a client erases them
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Client]) -> None:
+        for client in queryset:
+            client_erase(client=client, actor=services.actor_of(request.user))
 
     def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
         # `priority` is an annotation (see caseload.priority), so it cannot be a static `ordering`.
@@ -163,8 +168,7 @@ class ClientAdmin(AuditedModelAdmin):
         phone = form.cleaned_data.get("link_phone")
         if phone:
             try:
-                services.client_phone_link(client=form.instance, phone=phone, user=request.user)
-                messages.success(request, "SMS number linked.")
+                messages.info(request, services.client_phone_link(client=form.instance, phone=phone, user=request.user))
             except CaseloadError as exc:
                 _error(request, exc)
 
@@ -266,7 +270,8 @@ class ScopedReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(ScopedReadOnlyAdmin):
+class ConversationAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
+    list_read_action = "caseload.conversations_listed"  # the list names clients; the detail view audits itself
     selector = staticmethod(selectors.conversation_queryset)
     change_form_template = "admin/caseload/conversation_change_form.html"
     list_display = ("short_id", "client", "channel", "mode", "flag", "turn_count", "updated_at")
@@ -443,7 +448,8 @@ class NodeRunInline(admin.TabularInline):
 
 
 @admin.register(Turn)
-class TurnAdmin(ScopedReadOnlyAdmin):
+class TurnAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
+    read_action = "caseload.trace_viewed"
     selector = staticmethod(selectors.turn_queryset)
     list_display = ("__str__", "channel", "status", "crisis", "top_need", "region", "audit_verdict", "created_at")
     list_filter = ("status", "channel", "audit_verdict", "crisis")
@@ -507,7 +513,8 @@ class TurnAdmin(ScopedReadOnlyAdmin):
 
 
 @admin.register(OutboundMessage)
-class OutboundMessageAdmin(ScopedReadOnlyAdmin):
+class OutboundMessageAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
+    read_action = "caseload.outbound_viewed"
     selector = staticmethod(selectors.outbound_queryset)
     list_display = ("short_id", "kind", "status", "crisis", "created_at", "approved_by", "approved_at", "sent_at")
     list_filter = ("status", "kind", "crisis")
@@ -587,6 +594,9 @@ class QueueAdmin(_PageAdmin):
             (message, selectors.message_context(message))
             for message in selectors.approval_queue(user=request.user)[:100]
         ]
+        list_record(
+            request=request, action="caseload.queue_viewed", object_type="outbound", ids=(m.pk for m, _ in items)
+        )
         context = {
             **self.admin_site.each_context(request),
             "title": "Approval queue",

@@ -17,3 +17,10 @@ class CaseloadConfig(AppConfig):
         auth_signals.user_logged_out.connect(signals.logout_recorded, dispatch_uid="caseload.logout")
         auth_signals.user_login_failed.connect(signals.login_failure_recorded, dispatch_uid="caseload.login_failed")
         signals.register_human_request_notice()
+        from caseload import phone_links, sms_keywords
+        from conversations.sms.commands import register_sms_command
+
+        # Before outreach's handlers (INSTALLED_APPS order): YES goes to the newest open ask.
+        register_sms_command("stop_sharing", phone_links.stop_sharing_command)
+        register_sms_command("erase", sms_keywords.delete_command)
+        register_sms_command("caseload_yes", sms_keywords.yes_command)

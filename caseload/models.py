@@ -76,6 +76,39 @@ class ClientContact(models.Model):
         return f"{self.contact} → {self.client_id}"
 
 
+class PhoneLinkRequest(models.Model):
+    """A case manager asked to link an SMS number to a client; it becomes a `ClientContact` only on the person's YES.
+
+    Until then the number's messages stay out of the caseload. Only supervisors see these rows, so a
+    case manager learns nothing about a number (whether it has texted, or is linked elsewhere).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for the person's YES"
+        CONFIRMED = "confirmed", "Confirmed by the person"
+        HELD = "held", "Not sent: linked to another client (a supervisor decides)"
+        NOT_SENT = "not_sent", "Not sent: the number replied STOP"
+        SUPERSEDED = "superseded", "Replaced by a newer request"
+        EXPIRED = "expired", "No answer in time"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="phone_link_requests")
+    contact = models.ForeignKey(Contact, on_delete=models.CASCADE, related_name="phone_link_requests")
+    requested_by = models.CharField(max_length=150, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["contact", "status", "created_at"], name="phone_link_contact_idx")]
+        verbose_name = "pending phone link"
+        verbose_name_plural = "pending phone links"
+
+    def __str__(self) -> str:
+        return f"{self.contact} → {self.client_id} ({self.status})"
+
+
 class Queue(OutboundMessage):
     """Admin handle for the approval queue (a view over pending OutboundMessages)."""
 

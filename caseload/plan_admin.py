@@ -35,11 +35,16 @@ def plan_view(model_admin: Any, request: HttpRequest, object_id: str) -> HttpRes
     if destination:
         try:
             plan = client_plan(client_id=client.pk, user=request.user, destination=destination, language=language)
-            audit_event_record(
-                action="caseload.plan_viewed", actor=actor_of(request.user), object_type="client", object_id=client.pk
-            )
         except (PlanError, CaseloadError) as exc:
             error = exc.message(language) if isinstance(exc, PlanError) else str(exc)
+    # The page names the client even without a plan: every read is recorded.
+    audit_event_record(
+        action="caseload.plan_viewed",
+        actor=actor_of(request.user),
+        object_type="client",
+        object_id=client.pk,
+        data={"plan": plan is not None},
+    )
     context = {
         **model_admin.admin_site.each_context(request),
         "title": f"Release plan: {client.name}",

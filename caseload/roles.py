@@ -71,6 +71,9 @@ ROLE_PERMISSIONS: Final[dict[str, tuple[str, ...]]] = {
         "caseload.add_clientcontact",
         "caseload.change_clientcontact",
         "caseload.delete_clientcontact",
+        # Erasure on request (docs/operations.md): "Erase selected people" needs the delete permission.
+        "caseload.delete_client",
+        "caseload.view_phonelinkrequest",
         "caseload.view_all_clients",
         "caseload.approve_outbound",
         "caseload.take_over_conversation",

@@ -252,12 +252,11 @@ def client_contact_link(*, client: Client, contact: Contact, user: Any) -> Clien
     return link
 
 
-def client_phone_link(*, client: Client, phone: str, user: Any) -> ClientContact:
-    """Link an SMS number to a client (the contact is created if the number has not texted yet)."""
-    from conversations.services import contact_for_phone
+def client_phone_link(*, client: Client, phone: str, user: Any) -> str:
+    """Ask the person to let this client's case manager see their texts (see caseload.phone_links).
 
-    try:
-        contact, _ = contact_for_phone(phone=phone)
-    except ValueError as exc:
-        raise ReplyNotPossible(f"That phone number is not valid: {exc}") from None
-    return client_contact_link(client=client, contact=contact, user=user)
+    Returns the answer to show; it is the same whether or not the number has texted or is linked elsewhere.
+    """
+    from caseload.phone_links import phone_link_request
+
+    return phone_link_request(client=client, phone=phone, user=user)

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 
 from audit.services import audit_event_record
 from conversations.models import Contact, Conversation, InboundSms, NodeRun, OutboundMessage, Turn
@@ -47,8 +48,11 @@ def retention_cutoff(*, now: datetime) -> datetime:
 def conversations_purge_expired(*, now: datetime, dry_run: bool = False) -> dict[str, Any]:
     """Delete turns, node runs, inbound and outbound messages older than the retention period; return counts.
 
-    Deletes in small batches (short transactions, no long lock on busy tables). Contacts and
-    conversations stay (they hold no message content); the audit event records counts only.
+    Deletes in small batches (short transactions, no long lock on busy tables). Then conversations
+    untouched since the cutoff with nothing left in them, and contacts created before it with nothing
+    left at all (no conversation, no row of any app pointing at them) go too: an SMS contact still
+    holds the encrypted number. Opted-out contacts stay, so a STOP is honoured for good. The audit
+    event records counts only.
     """
     cutoff = retention_cutoff(now=now)
     outbound = OutboundMessage.objects.filter(created_at__lt=cutoff).exclude(status__in=_IN_FLIGHT)
@@ -61,11 +65,15 @@ def conversations_purge_expired(*, now: datetime, dry_run: bool = False) -> dict
         "inbound_sms": inbound.count(),
     }
     if dry_run:
+        counts["empty_conversations"] = _empty_conversations(cutoff).count()
+        counts["empty_contacts"] = _empty_contacts(cutoff).count()
         return {**counts, "cutoff": cutoff.isoformat(), "dry_run": True}
     # Children first: outbound/inbound rows point at turns with SET NULL, cheaper to delete them first.
     _delete_in_batches(outbound)
     _delete_in_batches(inbound)
     _delete_in_batches(turns)  # NodeRuns go with their turn (CASCADE)
+    counts["empty_conversations"] = _delete_in_batches(_empty_conversations(cutoff))
+    counts["empty_contacts"] = _delete_in_batches(_empty_contacts(cutoff))
     with transaction.atomic():
         audit_event_record(
             action="conversations.purged",
@@ -77,13 +85,36 @@ def conversations_purge_expired(*, now: datetime, dry_run: bool = False) -> dict
     return {**counts, "cutoff": cutoff.isoformat(), "dry_run": False}
 
 
-def _delete_in_batches(queryset: Any) -> None:
+def _delete_in_batches(queryset: Any) -> int:
+    deleted = 0
     while True:
         ids = list(queryset.values_list("pk", flat=True)[:PURGE_BATCH])
         if not ids:
-            return
+            return deleted
         with transaction.atomic():
-            queryset.model.objects.filter(pk__in=ids).delete()
+            # Re-filtered inside the transaction: a row that gained content meanwhile stays.
+            queryset.filter(pk__in=ids).delete()
+        deleted += len(ids)
+
+
+def _nothing_points_at(model: Any, *, skip: tuple[str, ...] = ()) -> Q:
+    """No row of any installed app references the object (reverse relations found at run time, so
+    apps above conversations, e.g. reminders or case links, keep their rows without being imported)."""
+    condition = Q()
+    for relation in model._meta.related_objects:
+        if relation.name in skip:
+            continue
+        related = relation.related_model
+        condition &= ~Exists(related._default_manager.filter(**{relation.field.name: OuterRef("pk")}))
+    return condition
+
+
+def _empty_conversations(cutoff: datetime) -> Any:
+    return Conversation.objects.filter(_nothing_points_at(Conversation), updated_at__lt=cutoff)
+
+
+def _empty_contacts(cutoff: datetime) -> Any:
+    return Contact.objects.filter(_nothing_points_at(Contact), created_at__lt=cutoff, opted_out=False)
 
 
 def contact_erase(*, contact_id: object, actor: str) -> dict[str, int]:
@@ -109,6 +140,12 @@ def contact_erase(*, contact_id: object, actor: str) -> dict[str, int]:
             "inbound_sms": InboundSms.objects.filter(contact_id=contact.pk).count(),
         }
         channel = contact.channel
+        if contact.phone_hash:
+            # Messages still waiting for the worker have no contact yet, only the number's hash and
+            # ciphertext: they go too, or the worker would re-create the contact from them.
+            counts["inbound_sms"] += InboundSms.objects.filter(
+                phone_hash=contact.phone_hash, contact__isnull=True
+            ).delete()[0]
         Contact.objects.filter(pk=contact.pk).delete()
         audit_event_record(
             action="contact.erased",

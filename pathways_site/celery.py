@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -24,6 +25,19 @@ def _connections_back_to_the_pool(task: Any = None, **kwargs: Any) -> None:
     from django.db import close_old_connections  # noqa: PLC0415
 
     close_old_connections()
+
+
+@signals.after_setup_logger.connect
+@signals.after_setup_task_logger.connect
+def _redaction_filter_on_every_handler(logger: Any = None, **kwargs: Any) -> None:
+    """Whatever handlers Celery's logging setup leaves or adds, each one redacts PII before writing
+    (worker lines carry task arguments and return values)."""
+    from conversations.hooks.logfilter import RedactPIIFilter
+
+    for target in {logging.getLogger(), logger} - {None}:
+        for handler in target.handlers:
+            if not any(isinstance(existing, RedactPIIFilter) for existing in handler.filters):
+                handler.addFilter(RedactPIIFilter())
 
 
 @app.task(name="pathways_site.ping")

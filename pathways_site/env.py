@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from typing import overload
 
@@ -70,3 +71,21 @@ def env_list(name: str, *, default: list[str]) -> list[str]:
     if value is None:
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# Django's test client's host name: never resolvable, so it cannot be served to anyone.
+_LOCAL_NAMES = frozenset({"localhost", "testserver"})
+
+
+def is_loopback_host(host: str) -> bool:
+    """True when an ALLOWED_HOSTS entry can only be reached from this machine (localhost, 127.x, ::1).
+
+    A wildcard ("*", ".example.org") or any other name or address counts as reachable by others.
+    """
+    name = host.strip().lower().strip("[]")
+    if name in _LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False

@@ -22,6 +22,7 @@ def _new_secrets() -> dict[str, str]:
         "SECRET_KEY": GENERATED_MARKER + secrets.token_urlsafe(50),
         "FIELD_ENCRYPTION_KEY": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
         "PHONE_HASH_KEY": secrets.token_urlsafe(32),
+        "AUDIT_ANCHOR_KEY": secrets.token_urlsafe(32),
     }
 
 

@@ -13,7 +13,7 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from pathways_site.env import env_bool, env_float, env_int, env_list, env_str
+from pathways_site.env import env_bool, env_float, env_int, env_list, env_str, is_loopback_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PATHWAYS_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -29,6 +29,7 @@ DEBUG = env_bool("DEBUG", default=not PRODUCTION)
 _secret_key = env_str("SECRET_KEY")
 _field_key = env_str("FIELD_ENCRYPTION_KEY")
 _hash_key = env_str("PHONE_HASH_KEY")
+_anchor_key = env_str("AUDIT_ANCHOR_KEY")
 if PRODUCTION:
     if DEBUG:
         raise ImproperlyConfigured("DEBUG must be off when DJANGO_ENV=production")
@@ -38,6 +39,11 @@ if PRODUCTION:
         raise ImproperlyConfigured("FIELD_ENCRYPTION_KEY must be set when DJANGO_ENV=production")
     if not env_str("DATABASE_URL"):
         raise ImproperlyConfigured("DATABASE_URL must be set when DJANGO_ENV=production")
+    if not _hash_key or len(_hash_key) < 32:
+        # Its own secret: derived from SECRET_KEY, rotating that key would orphan every phone lookup.
+        raise ImproperlyConfigured("PHONE_HASH_KEY must be set (32+ characters) when DJANGO_ENV=production")
+    if not _anchor_key or len(_anchor_key) < 32:
+        raise ImproperlyConfigured("AUDIT_ANCHOR_KEY must be set (32+ characters) when DJANGO_ENV=production")
     if len(_secret_key) < 50 or len(set(_secret_key)) < 5:
         raise ImproperlyConfigured("SECRET_KEY must be at least 50 characters when DJANGO_ENV=production")
 else:
@@ -47,6 +53,7 @@ else:
     _secret_key = _secret_key or _generated["SECRET_KEY"]
     _field_key = _field_key or _generated["FIELD_ENCRYPTION_KEY"]
     _hash_key = _hash_key or _generated["PHONE_HASH_KEY"]
+    _anchor_key = _anchor_key or _generated["AUDIT_ANCHOR_KEY"]
 
 SECRET_KEY = _secret_key
 # Old signing keys still accepted during a rotation (see docs/operations.md).
@@ -54,13 +61,22 @@ SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", default=[])
 FIELD_ENCRYPTION_KEY = _field_key
 # Previous Fernet keys (comma-separated) still readable while `manage.py reencrypt` moves data to the new one.
 FIELD_ENCRYPTION_KEYS_OLD = env_str("FIELD_ENCRYPTION_KEYS_OLD")
-# HMAC key for phone lookups; defaults to a key derived from SECRET_KEY in production.
-PHONE_HASH_KEY = _hash_key or f"phone-hash:{SECRET_KEY}"
+# HMAC key for phone lookups: its own secret (generated in development, required in production);
+# rotation: docs/operations.md (`manage.py rehash_phones`).
+PHONE_HASH_KEY = _hash_key
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.0.1", "localhost", "testserver"])
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DJANGO_ENV=production")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", default=[])
+# DEBUG pages show local variables (a raw SMS body among them): never on a host others can reach,
+# whatever DJANGO_ENV says or leaves unsaid.
+_public_hosts = [host for host in ALLOWED_HOSTS if not is_loopback_host(host)]
+if DEBUG and _public_hosts:
+    raise ImproperlyConfigured(
+        f"DEBUG is on while ALLOWED_HOSTS names non-loopback hosts ({', '.join(_public_hosts)}): "
+        "set DJANGO_ENV=production (DEBUG then defaults to off) or DEBUG=false, or keep ALLOWED_HOSTS to loopback"
+    )
 
 # --- apps ----------------------------------------------------------------------------------
 INSTALLED_APPS = [
@@ -96,6 +112,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A strict Content-Security-Policy on every page (chat and admin): no inline script anywhere.
+    "csp.middleware.CSPMiddleware",
     # Last, so it sees authentication failures from every login form (django-axes requirement).
     "axes.middleware.AxesMiddleware",
     # Innermost and sync-only, so Django runs the chain above in one thread (see its docstring).
@@ -201,6 +219,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The worker keeps settings.LOGGING's handlers (and their PII redaction filter) instead of putting
+# its own on the root logger; pathways_site.celery re-checks the filter after Celery's logging setup.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Celery's Django fixup closes every connection before and after each task, and in a prefork child
 # closes the whole connection pool too: a new PostgreSQL backend per task (two, counting the close
 # before). Recycling only every 1,000 tasks keeps the pool; pathways_site.celery hands the connection
@@ -245,6 +266,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # `manage.py audit check-draft` needs entries' texts by slug; audit is the floor of the layering and
 # may not import corpus, so the site wires the reader in (dependency inversion, not an import).
 AUDIT_EVIDENCE_LOADER = "corpus.evidence.evidence_records"
+# The chain head `audit verify` writes and checks, HMAC-signed with a key the database never holds:
+# someone who rewrites the whole chain consistently cannot also re-sign the last anchor.
+AUDIT_ANCHOR_KEY = _anchor_key
+AUDIT_ANCHOR_PATH = Path(env_str("AUDIT_ANCHOR_PATH", str(VAR_DIR / "audit-anchor.json")) or VAR_DIR)
 
 # --- integrations --------------------------------------------------------------------------
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
@@ -279,6 +304,8 @@ RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", def
 RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
 # When case managers answer; drives the "a person will reply …" wording after hours (see caseload).
 OFFICE_HOURS = env_str("OFFICE_HOURS", "Mon-Fri 09:00-17:00 America/Chicago")
+# How people know the case managers' organization: "Reply YES to let your case manager at <name> see your messages".
+ORGANIZATION_NAME = env_str("ORGANIZATION_NAME", "Pathways")
 TURN_DEADLINE_SECONDS = env_float("TURN_DEADLINE_SECONDS", default=30.0, minimum=1.0)
 RETENTION_DAYS = env_int("RETENTION_DAYS", default=180, minimum=1)
 MAP_TILE_URL = env_str("MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
@@ -292,10 +319,18 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=5, minimum=1)
 AXES_COOLOFF_TIME = 0.25  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Each parameter on its own: one username is locked out whatever IPs try it (no IP rotation), and one
+# IP is locked out whatever usernames it tries (no spraying). A [["username", "ip_address"]] pair
+# would only lock the combination.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 
 SESSION_COOKIE_HTTPONLY = True
+# Sessions are staff sessions (the chat uses bearer tokens): a working day at most, and gone when the
+# browser closes, so a shared computer does not stay signed in to the caseload.
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", default=8 * 3600, minimum=300)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = False  # the chat page's script reads the token for fetch()
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", default=False) else None
 if PRODUCTION:
@@ -311,6 +346,35 @@ if PRODUCTION:
     # /healthz and /readyz are probed over plain HTTP by the load balancer inside the network.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 X_FRAME_OPTIONS = "DENY"
+
+
+def _origin_of(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.replace("{s}.", "").replace("{z}", "0").replace("{x}", "0").replace("{y}", "0"))
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+# No inline script or handler anywhere (templates load static files only; JSON config goes in
+# json_script blocks, which are data, not script). Styles keep 'unsafe-inline' for the admin's and
+# the templates' <style> blocks; the map's tiles come from MAP_TILE_URL's origin.
+_tile_origin = _origin_of(MAP_TILE_URL)
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", *([_tile_origin] if _tile_origin else [])],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- i18n, static --------------------------------------------------------------------------
 LANGUAGE_CODE = "en"

@@ -42,12 +42,13 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     "help": {
         "en": (
             "Pathways helps people coming home from prison or jail in Texas find rules and local help. "
-            "In crisis? Call or text 988 (Suicide & Crisis Lifeline). Emergency: call 911. Reply STOP to end."
+            "In crisis? Call or text 988 (Suicide & Crisis Lifeline). Emergency: call 911. Reply STOP to end, "
+            "DELETE to erase your texts."
         ),
         "es": (
             "Pathways ayuda a personas que salen de prisión o cárcel en Texas a encontrar reglas y ayuda local. "
             "¿En crisis? Llame o envíe un texto al 988 (Línea 988 de Prevención del Suicidio y Crisis). "
-            "Emergencia: llame al 911. Responda PARAR para terminar."
+            "Emergencia: llame al 911. Responda PARAR para terminar, BORRAR para borrar sus mensajes."
         ),
     },
     "more_none": {

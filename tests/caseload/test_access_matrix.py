@@ -72,7 +72,8 @@ MATRIX: list[
         OTHERS,
         lambda c: c.bob.name,
     ),
-    ("client delete", "get", url("admin:caseload_client_delete", lambda c: c.alice.pk), None, ADMIN_ONLY, None),
+    # Supervisors erase on request (docs/operations.md); deleting a client erases them (caseload.erasure).
+    ("client delete", "get", url("admin:caseload_client_delete", lambda c: c.alice.pk), None, SUPERVISION, None),
     ("approval queue", "get", url("admin:caseload_queue_changelist"), None, CASELOAD, None),
     (
         "approve other's reply",

@@ -77,6 +77,8 @@ def test_production_mode_sets_secure_cookies() -> None:
         "FIELD_ENCRYPTION_KEY": "A" * 43 + "=",
         "DATABASE_URL": "postgres://u:p@127.0.0.1:1/db",
         "ALLOWED_HOSTS": "pathways.example.org",
+        "PHONE_HASH_KEY": "phone-hash-key-for-this-test-0123456789",
+        "AUDIT_ANCHOR_KEY": "audit-anchor-key-for-this-test-0123456789",
     }
     code = "from django.conf import settings as s; print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY)"
     out = subprocess.run(

@@ -45,6 +45,11 @@ def test_a_case_manager_approves_a_pending_reply_and_sees_it_sent(
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         try:
             page = browser.new_page()
+            # The admin runs under the strict CSP (#21 item 8): any blocked script or style is recorded.
+            page.add_init_script(
+                "window.__csp = []; document.addEventListener('securitypolicyviolation',"
+                " function (e) { window.__csp.push(e.violatedDirective + ' ' + e.blockedURI); });"
+            )
             page.goto(f"{live_server.url}/admin/login/?next=/admin/caseload/queue/")
             page.fill("#id_username", "cara-cm")
             page.fill("#id_password", "a-long-test-password-42")
@@ -61,6 +66,15 @@ def test_a_case_manager_approves_a_pending_reply_and_sees_it_sent(
             expect(page.locator("ul.messagelist")).to_contain_text("Approved")
             page.goto(f"{live_server.url}/admin/conversations/outboundmessage/{message_id}/change/")
             expect(page.locator(".field-status")).to_contain_text("Sent")
+            assert page.evaluate("window.__csp") == []
+            page.goto(f"{live_server.url}/admin/caseload/client/{cast.alice.pk}/plan/")
+            expect(page.locator("h1").first).to_contain_text("Release plan")
+            page.goto(f"{live_server.url}/admin/caseload/dashboard/")
+            assert page.evaluate("window.__csp") == []
+            assert (
+                "script-src 'self'"
+                in (page.request.get(f"{live_server.url}/admin/").headers["content-security-policy"])
+            )
         finally:
             browser.close()
     assert OutboundMessage.objects.get(pk=message_id).status == OutboundMessage.Status.SENT

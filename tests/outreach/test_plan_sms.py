@@ -114,7 +114,12 @@ def test_the_admin_plan_page_prints_the_plan_and_adds_a_reminder(sms_client_of_a
     page = client.get(url, {"destination": "Bexar County", "language": "es"})
     assert page.status_code == 200
     html = page.content.decode()
-    assert "Preséntese con su oficial" in html and "Tex. Gov&#x27;t Code § 501.015" in html and "window.print()" in html
+    assert (
+        "Preséntese con su oficial" in html
+        and "Tex. Gov&#x27;t Code § 501.015" in html
+        and "data-print" in html
+        and "caseload/print.js" in html
+    )
     due = today + dt.timedelta(days=3)
     client.post(
         url,

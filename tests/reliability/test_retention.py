@@ -200,3 +200,145 @@ def test_progress_events_on_the_channel_layer_carry_no_message_text(
         time.sleep(0.01)
     assert len(sent) >= 5
     assert all(OLD not in str(payload) and "Houston" not in str(payload) for payload in sent)
+
+
+# --- #21 item 3: erasure that erases -----------------------------------------------------------
+
+
+def test_erasure_scrubs_the_admin_log_of_the_client_name(cast, client) -> None:
+    client.force_login(cast.supervisor)
+    name = "Zebulon Quartermaine"
+    added = client.post(
+        "/admin/caseload/client/add/",
+        {
+            "name": name,
+            "case_manager": str(cast.cm_a.pk),
+            "status": "active",
+            "supervision_type": "parole",
+            "notes": "",
+            "link_phone": "",
+            "client_contacts-TOTAL_FORMS": "0",
+            "client_contacts-INITIAL_FORMS": "0",
+        },
+    )
+    assert added.status_code == 302, added.content.decode()[:2000]
+    created = Client.objects.get(name=name)
+    assert "django_admin_log" in rows_containing(name)  # admin's own history keeps the name
+
+    response = client.post("/admin/caseload/client/", {"action": "erase_people", "_selected_action": [str(created.pk)]})
+
+    assert response.status_code == 302
+    assert rows_containing(name) == {}
+    assert AuditEvent.objects.filter(action="client.erased", object_id=str(created.pk)).exists()
+
+
+def test_supervisors_may_erase_as_the_operations_guide_says(cast, client) -> None:
+    client.force_login(cast.supervisor)
+    client.post("/admin/caseload/client/", {"action": "erase_people", "_selected_action": [str(cast.alice.pk)]})
+    assert not Client.objects.filter(pk=cast.alice.pk).exists()
+    assert rows_containing("Alice Aardvark") == {}
+
+
+def test_the_admin_delete_view_erases_too(cast, client) -> None:
+    alice_contact = ClientContact.objects.get(client=cast.alice).contact
+    client.force_login(cast.supervisor)
+    response = client.post(f"/admin/caseload/client/{cast.alice.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Contact.objects.filter(pk=alice_contact.pk).exists()
+    assert rows_containing("Alice Aardvark") == {} and rows_containing("Alice asks where to get a state ID") == {}
+
+
+def test_texting_delete_then_yes_erases_the_texter(post_sms, dispatched, fake_twilio) -> None:
+    sender = "+15125550199"
+    turn = _sms_turn(post_sms, dispatched, OLD, sender=sender)
+    contact = turn.conversation.contact
+    phone_hash = contact.phone_hash
+    other = _sms_turn(post_sms, dispatched, NEW, sender="+15125550188")
+
+    post_sms("DELETE", sender=sender)
+    asked = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == sender]
+    assert any("reply YES within 15 minutes to erase" in body for body in asked)
+    assert Contact.objects.filter(pk=contact.pk).exists()  # nothing goes before the YES
+
+    post_sms("yes", sender=sender)
+
+    assert not Contact.objects.filter(pk=contact.pk).exists()
+    assert rows_containing(OLD) == {}
+    assert rows_containing(phone_hash) == {}
+    last = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == sender][-1]
+    assert "your messages and number are erased" in last
+    assert Turn.objects.filter(pk=other.pk).exists()
+    assert AuditEvent.objects.filter(action="contact.erased", object_id=str(contact.pk)).exists()
+    assert audit_chain_verify().ok
+
+
+def test_borrar_in_spanish_and_a_message_in_between_cancels_the_ask(post_sms, dispatched, fake_twilio) -> None:
+    sender = "+15125550198"
+    turn = _sms_turn(post_sms, dispatched, OLD, sender=sender)
+    post_sms("Borrar", sender=sender)
+    asked = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == sender]
+    assert any("responda SI en los próximos 15 minutos para borrar" in body for body in asked)
+    _sms_turn(post_sms, dispatched, "where can I sleep tonight", sender=sender)
+    post_sms("si", sender=sender)
+    dispatched.run_all()
+    assert Contact.objects.filter(pk=turn.conversation.contact_id).exists()
+
+    post_sms("BORRAR", sender=sender)
+    post_sms("Sí", sender=sender)
+    assert not Contact.objects.filter(pk=turn.conversation.contact_id).exists()
+    last = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == sender][-1]
+    assert "sus mensajes y su número fueron borrados" in last
+
+
+def test_pending_inbound_rows_go_with_the_contact_and_the_worker_does_not_recreate_it(post_sms, dispatched) -> None:
+    from conversations.sms.services import inbound_process, inbound_record
+
+    sender = "+15125550197"
+    turn = _sms_turn(post_sms, dispatched, OLD, sender=sender)
+    contact = turn.conversation.contact
+    pending = inbound_record(message_sid="SM" + "e" * 32, from_number=sender, body=f"one more {OLD}")
+    assert InboundSms.objects.filter(pk=pending, contact__isnull=True).exists()
+
+    counts = retention.contact_erase(contact_id=contact.pk, actor="user:1")
+
+    assert counts["inbound_sms"] == 2
+    assert not InboundSms.objects.filter(pk=pending).exists()
+    assert inbound_process(inbound_id=pending).outcome == "unknown"
+    assert not Contact.objects.filter(phone_hash=contact.phone_hash).exists()
+    assert rows_containing(contact.phone_hash) == {} and rows_containing(OLD) == {}
+
+
+def test_retention_also_purges_contacts_and_conversations_with_nothing_left(post_sms, dispatched, settings) -> None:
+    settings.RETENTION_DAYS = 30
+    old = _sms_turn(post_sms, dispatched, OLD, sender="+15125550196")
+    contact = old.conversation.contact
+    fresh_web = _web_turn(NEW)
+    stopped = _sms_turn(post_sms, dispatched, OLD, sender="+15125550195").conversation.contact
+    post_sms("STOP", sender="+15125550195")
+    past = timezone.now() - timedelta(days=40)
+    for one in (old, *Turn.objects.filter(conversation__contact=stopped)):
+        _age(one, 40)
+    InboundSms.objects.filter(contact__in=[contact, stopped]).update(received_at=past)
+    OutboundMessage.objects.filter(conversation__contact__in=[contact, stopped]).update(created_at=past)
+    Conversation.objects.filter(contact__in=[contact, stopped]).update(updated_at=past)
+    Contact.objects.filter(pk__in=[contact.pk, stopped.pk]).update(created_at=past)
+
+    assert retention.conversations_purge_expired(now=timezone.now(), dry_run=True)["empty_contacts"] == 0
+    result = retention.conversations_purge_expired(now=timezone.now())
+
+    assert result["empty_contacts"] == 1 and result["empty_conversations"] == 1
+    assert not Contact.objects.filter(pk=contact.pk).exists()
+    assert rows_containing(contact.phone_hash) == {}
+    assert not Conversation.objects.filter(contact_id=contact.pk).exists()
+    # A STOP is honoured for good: the opted-out number's contact stays.
+    assert Contact.objects.filter(pk=stopped.pk, opted_out=True).exists()
+    assert Turn.objects.filter(pk=fresh_web.pk).exists()
+
+
+def test_help_tells_a_texter_how_to_erase(post_sms, dispatched, fake_twilio) -> None:
+    post_sms("HELP", sender="+15125550194")
+    post_sms("AYUDA", sender="+15125550194")
+    dispatched.run_all()
+    bodies = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == "+15125550194"]
+    assert len(bodies) == 2, bodies
+    assert "DELETE to erase your texts" in bodies[0] and "BORRAR para borrar sus mensajes" in bodies[1]

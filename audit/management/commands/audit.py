@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.module_loading import import_string
 
+from audit.anchor import AnchorError, anchor_check, anchor_path, anchor_read, anchor_write
 from audit.metrics import evaluate, format_report, load_dev_set
 from audit.rules import check_draft
 from audit.selectors import audit_chain_verify
@@ -46,12 +47,29 @@ class Command(BaseCommand):
     def _verify(self) -> None:
         report = audit_chain_verify()
         if not report.ok:
+            # The anchor is left as it was: it is the evidence of what the chain looked like.
             raise CommandError(
                 f"audit chain BROKEN at event #{report.first_broken_id}: {report.reason} "
                 f"({report.checked} events verified before it)",
                 returncode=1,
             )
+        try:
+            anchor = anchor_read()
+            problem = anchor_check(anchor) if anchor is not None else None
+        except AnchorError as exc:
+            raise CommandError(f"audit anchor REFUSED: {exc}", returncode=1) from None
+        if problem:
+            raise CommandError(f"audit chain does NOT match its anchor: {problem}", returncode=1)
+        if anchor is not None and report.checked < anchor.count:
+            raise CommandError(
+                f"audit chain does NOT match its anchor: {report.checked} events, {anchor.count} anchored",
+                returncode=1,
+            )
         self.stdout.write(f"audit chain OK: {report.checked} events verified")
+        if anchor is None:
+            self.stdout.write("no earlier anchor: this run writes the first one")
+        line = anchor_write(event_id=report.head_id, head_hash=report.head_hash, count=report.checked)
+        self.stdout.write(f"audit anchor written to {anchor_path()}: {line}")
 
     def _evaluate(self, *, dataset: str, json_out: str | None) -> None:
         try:

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command, get_commands
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from pathways_site.env import env_str
@@ -38,6 +38,9 @@ class Command(BaseCommand):
     help = "Create demo accounts (one per role) and load fixtures; safe to run again."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if getattr(settings, "PRODUCTION", False):
+            # It creates a superuser with a printed password: never on a real deployment.
+            raise CommandError("seed_demo refuses to run when DJANGO_ENV=production (it creates demo superusers)")
         created = self._accounts()
         commands = get_commands()
         for name, arguments in APP_LOADERS:
