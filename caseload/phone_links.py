@@ -97,17 +97,16 @@ def _sms_conversation(contact: Contact) -> Conversation:
 
 def _send(contact: Contact, *, purpose: str, key: str, language: str | None = None) -> OutboundMessage:
     """One fixed text through the outbox (sent after commit by the SMS sender)."""
-    from conversations.services import outbound_create
+    from conversations.sms.outbox import outbox_put
 
     conversation = _sms_conversation(contact)
-    message = outbound_create(
+    message = outbox_put(
         conversation=conversation,
-        turn=None,
         body=text_for(key, language or contact.language),
         kind=OutboundMessage.Kind.KEYWORD,
         status=OutboundMessage.Status.APPROVED,
+        purpose=purpose,
     )
-    OutboundMessage.objects.filter(pk=message.pk).update(purpose=purpose)
     return message
 
 

@@ -46,16 +46,15 @@ def _text(key: str, language: str) -> str:
 
 
 def _put(conversation: Conversation, *, purpose: str, body: str) -> OutboundMessage:
-    from conversations.services import outbound_create
+    from conversations.sms.outbox import outbox_put
 
-    message = outbound_create(
+    message = outbox_put(
         conversation=conversation,
-        turn=None,
         body=body,
         kind=OutboundMessage.Kind.KEYWORD,
         status=OutboundMessage.Status.APPROVED,
+        purpose=purpose,
     )
-    OutboundMessage.objects.filter(pk=message.pk).update(purpose=purpose)
     return message
 
 

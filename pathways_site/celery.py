@@ -32,7 +32,7 @@ def _connections_back_to_the_pool(task: Any = None, **kwargs: Any) -> None:
 def _redaction_filter_on_every_handler(logger: Any = None, **kwargs: Any) -> None:
     """Whatever handlers Celery's logging setup leaves or adds, each one redacts PII before writing
     (worker lines carry task arguments and return values)."""
-    from conversations.hooks.logfilter import RedactPIIFilter
+    from conversations.hooks.logfilter import RedactPIIFilter  # noqa: PLC0415 - the app loads before Django apps are ready
 
     for target in {logging.getLogger(), logger} - {None}:
         for handler in target.handlers:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from celery.schedules import crontab
@@ -349,8 +350,6 @@ X_FRAME_OPTIONS = "DENY"
 
 
 def _origin_of(url: str) -> str:
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url.replace("{s}.", "").replace("{z}", "0").replace("{x}", "0").replace("{y}", "0"))
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
