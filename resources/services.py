@@ -52,6 +52,11 @@ from resources.taxonomy import (
 
 logger = logging.getLogger(__name__)
 
+
+class NothingChanged(ValidationError):
+    """A proposal equal to the live entry: nothing to review (a form row left as it was)."""
+
+
 STAFF_GROUPS = frozenset({"supervisor", "admin"})
 PARTNER_GROUP = "partner editor"
 
@@ -374,7 +379,7 @@ def change_request_submit(
         else:
             diff = removal_diff(instance=instance, target_type=target_type)
     if not diff:
-        raise ValidationError("Nothing changed.")
+        raise NothingChanged("Nothing changed.")
     with transaction.atomic():
         request = ChangeRequest.objects.create(
             organization=organization,
