@@ -422,8 +422,9 @@ def change_request_propose(
         target_type=target_type, status="pending", action=action, organization=organization
     )
     if action == "create":
-        # A new row gets a fresh id each refresh: the same proposal is recognised by its content.
-        duplicate = pending.filter(changes=changes, children=children or []).exists()
+        # A new row (and its children) get fresh ids each refresh: the same proposal is recognised by content.
+        wanted = _content(children or [])
+        duplicate = any(_content(other.children) == wanted for other in pending.filter(changes=changes))
     else:
         duplicate = pending.filter(target_id=target_id, changes=changes).exists()
     if duplicate:
@@ -452,6 +453,14 @@ def change_request_propose(
         },
     )
     return request
+
+
+def _content(children: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Children without their fresh ids and links to them, for recognising a repeated proposal."""
+    return [
+        (child["target_type"], {k: v for k, v in child["changes"].items() if k not in {"service", "location"}})
+        for child in children
+    ]
 
 
 def _locked_pending(change_request_id: int) -> ChangeRequest:
