@@ -69,7 +69,9 @@ class Organization(models.Model):
     description = models.TextField(blank=True)
     url = models.URLField(blank=True)
     email = models.EmailField(blank=True)
-    feed_url = models.URLField(blank=True, help_text="HSDS JSON feed checked weekly; differences go to review.")
+    feed_url = models.URLField(
+        blank=True, help_text="HSDS 3.0 JSON feed (https) checked weekly; differences go to review."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -87,6 +89,8 @@ class Organization(models.Model):
             clash = Organization.objects.filter(name__iexact=self.name.strip()).exclude(pk=self.pk)
             if clash.exists():
                 raise ValidationError({"name": f"An organization named {self.name!r} already exists."})
+        if self.feed_url and not self.feed_url.lower().startswith("https://"):
+            raise ValidationError({"feed_url": "A partner feed must be served over https."})
 
 
 class Service(models.Model):

@@ -126,7 +126,7 @@ def live_notices(service_ids: list[Any], *, now: dt.datetime | None = None) -> d
     return out
 
 
-def notice_line(notice: ServiceNotice, *, language: str | None) -> str:
+def notice_line(notice: Any, *, language: str | None) -> str:
     """What a card says: the notice text (Spanish when there is one), a closure with its last day."""
     spanish = language == "es"
     text = (notice.text_es or notice.text) if spanish else notice.text

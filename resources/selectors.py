@@ -136,6 +136,11 @@ WITH regional AS (
 )
 SELECT r.tier, s.id, s.slug, s.name, s.description, s.url, s.languages, s.categories, s.status, s.alert,
     s.last_verified_at, s.is_statewide, o.name AS organization,
+    s.description_es, s.alert_es, s.eligibility, s.eligibility_es,
+    (SELECT json_agg(json_build_object('kind', n.kind, 'text', n.text, 'text_es', n.text_es, 'ends_at', n.ends_at)
+                     ORDER BY n.kind DESC, n.created_at DESC)
+       FROM resources_servicenotice n WHERE n.service_id = s.id AND n.review_status <> 'undone'
+        AND n.starts_at <= %(now)s AND n.ends_at > %(now)s) AS notices,
     l.address_1, l.address_2, l.city, l.postal_code, l.region, l.latitude, l.longitude,
     (SELECT json_agg(json_build_object('number', p.number, 'type', p.type, 'extension', p.extension,
                                        'description', p.description) ORDER BY p.rank, p.id)
@@ -223,10 +228,33 @@ def match(
         cursor.execute(sql, params, prepare=True)
         columns = [column.name for column in cursor.description or []]
         rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
-    return _with_extras([_card_from_row(row, near=near, now=moment) for row in rows], language)
+    # The texts and live notices came with the ranking statement: no query per part for them.
+    texts = {str(row["id"]): row for row in rows}
+    notices = {
+        str(row["id"]): [
+            SimpleNamespace(**{**notice, "ends_at": dt.datetime.fromisoformat(notice["ends_at"])})
+            for notice in row["notices"]
+        ]
+        for row in rows
+        if row["notices"]
+    }
+    cards = [_card_from_row(row, near=near, now=moment) for row in rows]
+    return _with_extras(cards, language, texts=texts, notices=notices)
 
 
-def _with_extras(cards: list[ResourceCard], language: str | None) -> list[ResourceCard]:
+def _texts(ids: list[str]) -> dict[str, dict[str, object]]:
+    """The card texts in both languages, for cards not built by the ranking statement."""
+    fields = ("id", "description", "description_es", "alert_es", "eligibility", "eligibility_es")
+    return {str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values(*fields)}
+
+
+def _with_extras(
+    cards: list[ResourceCard],
+    language: str | None,
+    *,
+    texts: dict[str, dict[str, object]] | None = None,
+    notices: dict[str, list[object]] | None = None,
+) -> list[ResourceCard]:
     """Add what a person needs before going (documents to bring, who is taken, who is eligible), live
     notices (an urgent alert or closure shows at once) and, for Spanish, the Spanish text.
 
@@ -250,13 +278,8 @@ def _with_extras(cards: list[ResourceCard], language: str | None) -> list[Resour
         Attribute.objects.filter(service_id__in=ids).select_related("taxonomy_term").order_by("taxonomy_term__code")
     ):
         attributes[str(attr.service_id)].append((attr.taxonomy_term.code, attr.value == "true"))
-    texts = {
-        str(row["id"]): row
-        for row in Service.objects.filter(pk__in=ids).values(
-            "id", "description", "description_es", "alert_es", "eligibility", "eligibility_es"
-        )
-    }
-    notices = live_notices(ids)
+    texts = texts if texts is not None else _texts(ids)
+    notices = notices if notices is not None else live_notices(ids)
     hours: dict[str, str] = {}
     if spanish:
         rules: dict[str, list[Rule]] = {card.id: [] for card in cards}
