@@ -13,6 +13,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AlterField(
+            model_name='organization',
+            name='feed_url',
+            field=models.URLField(blank=True, help_text='HSDS 3.0 JSON feed (https) checked weekly; differences go to review.'),
+        ),
         migrations.AddField(
             model_name='changerequest',
             name='children',
