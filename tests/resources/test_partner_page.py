@@ -291,3 +291,25 @@ def test_the_page_speaks_spanish(cast: dict[str, Any]) -> None:
     assert "Enviar" in client.get(f"/partners/services/{cast['service_a'].pk}/").content.decode()
     assert "Sus entradas" in page and 'lang="es"' in page
     assert "Your directory entries" in client.get("/partners/?lang=en").content.decode()
+
+
+def test_a_feed_request_outcome_is_emailed_to_the_organization(
+    cast: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    from resources.services import change_request_propose
+
+    org = cast["org_a"]
+    org.email = "office@org-a.example"
+    org.save()
+    request = change_request_propose(
+        organization=org,
+        target_type="phone",
+        target_id=cast["phone_a"].pk,
+        action="update",
+        changes={"number": {"old": "+17132223333", "new": "+17132224444"}},
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        change_request_approve(change_request_id=request.pk, reviewer=cast["supervisor"], note="Matches your site")
+    [message] = mail.outbox
+    assert message.to == ["office@org-a.example"] and "Matches your site" in message.body
+    assert "+17132224444" in message.body
