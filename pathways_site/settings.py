@@ -303,6 +303,15 @@ CORPUS_CONFIDENCE_FLOOR = env_float("CORPUS_CONFIDENCE_FLOOR", default=0.0, mini
 CORPUS_INTAKE_NEED = "conversations.workflow.understanding:need_for_question"
 RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", default=10.0, minimum=0.5)
 RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
+# Partner notifications (change request approved/rejected). Console by default: set an SMTP backend
+# (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS) to really send.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Pathways <no-reply@localhost>")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", default=25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 # When case managers answer; drives the "a person will reply …" wording after hours (see caseload).
 OFFICE_HOURS = env_str("OFFICE_HOURS", "Mon-Fri 09:00-17:00 America/Chicago")
 # How people know the case managers' organization: "Reply YES to let your case manager at <name> see your messages".

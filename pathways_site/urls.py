@@ -14,6 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/hsds/", include("resources.urls")),
+    path("partners/", include("resources.partner_urls")),
     path("stats/", include("publicstats.urls")),
     path("", include("conversations.urls")),
 ]

@@ -7,15 +7,17 @@ ChangeRequests; supervisors/admins approve or reject them here (admin actions).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.forms import ModelForm
 from django.http import Http404, HttpRequest, HttpResponse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from audit.services import audit_event_record
 from resources.errors import ResourceError
@@ -31,12 +33,15 @@ from resources.models import (
     Schedule,
     Service,
     ServiceAtLocation,
+    ServiceNotice,
     field_payload,
 )
+from resources.notices import notice_confirm, notice_undo
 from resources.services import (
     TARGETS,
     actor_label,
     change_request_approve,
+    change_request_readable,
     change_request_reject,
     change_request_submit,
     entry_save,
@@ -190,7 +195,30 @@ class OrganizationAdmin(DirectoryAdmin):
 @admin.register(Service)
 class ServiceAdmin(DirectoryAdmin):
     target_type = "service"
-    list_display = ("name", "organization", "status", "is_statewide", "is_crisis_line", "last_verified_at")
+    list_display = (
+        "name",
+        "organization",
+        "status",
+        "is_statewide",
+        "is_crisis_line",
+        "last_verified_at",
+        "spanish_missing",
+    )
+
+    @admin.display(description="Spanish missing")
+    def spanish_missing(self, obj: Service) -> str:
+        """The fields a Spanish speaker reads in English (the card falls back to English for these)."""
+        missing = [
+            label
+            for label, english, spanish in (
+                ("description", obj.description, obj.description_es),
+                ("eligibility", obj.eligibility, obj.eligibility_es),
+                ("alert", obj.alert, obj.alert_es),
+            )
+            if english and not spanish
+        ]
+        return ", ".join(missing) or "—"
+
     list_filter = ("status", "is_statewide", "is_crisis_line", "source_verified")
     search_fields = ("name", "slug", "organization__name")
 
@@ -277,6 +305,46 @@ class EntryVersionAdmin(_StaffReadOnly):
     search_fields = ("entity_id",)
 
 
+class ReviewActionForm(ActionForm):
+    """The action bar with a note: the requester is emailed the outcome with this note."""
+
+    note = forms.CharField(
+        required=False, max_length=300, label="Note to the requester", widget=forms.TextInput(attrs={"size": 50})
+    )
+
+
+@admin.register(ServiceNotice)
+class ServiceNoticeAdmin(_StaffReadOnly):
+    """Urgent alerts and closures partners set: already live; supervisors confirm or undo them here."""
+
+    list_display = ("service", "kind", "text", "starts_at", "ends_at", "review_status", "created_by", "reviewed_by")
+    list_filter = ("review_status", "kind")
+    search_fields = ("service__name", "text")
+    action_form = ReviewActionForm
+    actions = ("confirm", "undo")
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        return _staff(request)
+
+    def _act(self, request: HttpRequest, queryset: models.QuerySet, undo: bool) -> None:
+        note = request.POST.get("note", "")
+        for notice in queryset:
+            try:
+                (notice_undo if undo else notice_confirm)(notice_id=notice.pk, reviewer=request.user, note=note)
+            except (ResourceError, ValidationError) as exc:
+                text = exc.message if isinstance(exc, ResourceError) else "; ".join(exc.messages)
+                messages.error(request, f"#{notice.pk}: {text}")
+        messages.success(request, "Done.")
+
+    @admin.action(description="Confirm selected notices", permissions=["review"])
+    def confirm(self, request: HttpRequest, queryset: models.QuerySet) -> None:
+        self._act(request, queryset, undo=False)
+
+    @admin.action(description="Undo selected notices (take them down now)", permissions=["review"])
+    def undo(self, request: HttpRequest, queryset: models.QuerySet) -> None:
+        self._act(request, queryset, undo=True)
+
+
 @admin.register(ChangeRequest)
 class ChangeRequestAdmin(admin.ModelAdmin):
     """Review queue. Partners see their own organization's requests, read-only."""
@@ -309,8 +377,9 @@ class ChangeRequestAdmin(admin.ModelAdmin):
         "reviewed_at",
         "review_note",
     )
-    exclude = ("changes",)
+    exclude = ("changes", "children")
     actions = ("approve", "reject")
+    action_form = ReviewActionForm
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return _staff(request) or _partner_org(request) is not None
@@ -357,23 +426,23 @@ class ChangeRequestAdmin(admin.ModelAdmin):
 
     @admin.display(description="changes")
     def diff(self, obj: ChangeRequest) -> str:
-        rows = [
-            format_html(
-                "<tr><th>{}</th><td>{}</td><td>{}</td></tr>", name, json.dumps(change["old"]), json.dumps(change["new"])
-            )
-            for name, change in sorted(obj.changes.items())
-        ]
-        header = format_html("<tr><th>field</th><th>live</th><th>proposed</th></tr>")
-        return format_html("<table>{}{}</table>", header, format_html("".join(str(row) for row in rows)))
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><th>{}</th><td>{}</td><td>{}</td></tr>",
+            ((row["what"], row["field"], row["old"], row["new"]) for row in change_request_readable(obj)),
+        )
+        header = mark_safe("<tr><th>what</th><th>field</th><th>now</th><th>proposed</th></tr>")
+        return format_html("<table>{}{}</table>", header, rows)
 
     def _review(self, request: HttpRequest, queryset: models.QuerySet, approve: bool) -> None:
         done, failed = 0, []
+        note = request.POST.get("note", "")
         for change_request in queryset.order_by("created_at"):
             try:
                 if approve:
-                    change_request_approve(change_request_id=change_request.pk, reviewer=request.user)
+                    change_request_approve(change_request_id=change_request.pk, reviewer=request.user, note=note)
                 else:
-                    change_request_reject(change_request_id=change_request.pk, reviewer=request.user)
+                    change_request_reject(change_request_id=change_request.pk, reviewer=request.user, note=note)
                 done += 1
             except (ResourceError, ValidationError) as exc:
                 text = exc.message if isinstance(exc, ResourceError) else "; ".join(exc.messages)

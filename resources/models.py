@@ -69,7 +69,9 @@ class Organization(models.Model):
     description = models.TextField(blank=True)
     url = models.URLField(blank=True)
     email = models.EmailField(blank=True)
-    feed_url = models.URLField(blank=True, help_text="HSDS JSON feed checked weekly; differences go to review.")
+    feed_url = models.URLField(
+        blank=True, help_text="HSDS 3.0 JSON feed (https) checked weekly; differences go to review."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -87,6 +89,8 @@ class Organization(models.Model):
             clash = Organization.objects.filter(name__iexact=self.name.strip()).exclude(pk=self.pk)
             if clash.exists():
                 raise ValidationError({"name": f"An organization named {self.name!r} already exists."})
+        if self.feed_url and not self.feed_url.lower().startswith("https://"):
+            raise ValidationError({"feed_url": "A partner feed must be served over https."})
 
 
 class Service(models.Model):
@@ -101,6 +105,7 @@ class Service(models.Model):
     categories = ArrayField(models.CharField(max_length=32), validators=[validate_categories])
     languages = ArrayField(models.CharField(max_length=16), default=list, blank=True)
     eligibility = models.TextField(blank=True)
+    eligibility_es = models.TextField(blank=True, help_text="Who is eligible, in Spanish.")
     fees = models.TextField(blank=True)
     application_process = models.TextField(blank=True)
     status = models.CharField(max_length=20, choices=STATUS_CHOICES, default="active")
@@ -323,6 +328,7 @@ class FeedRefresh(models.Model):
     error_code = models.CharField(max_length=40, blank=True)
     error_message = models.CharField(max_length=300, blank=True)
     bytes_read = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True, help_text="The first validation errors of a failed feed.")
     change_requests_created = models.PositiveIntegerField(default=0)
     summary = models.JSONField(default=dict, blank=True, help_text="Counts: services matched, unmatched, unchanged.")
 
@@ -336,11 +342,15 @@ class FeedRefresh(models.Model):
 class ChangeRequest(models.Model):
     """A proposed change to one live object, with a field-level diff {field: {"old": …, "new": …}}.
 
-    For action "create", `target_id` is the id the new object will get and every "old" is None.
+    For action "create", `target_id` is the id the new object will get and every "old" is None;
+    `children` holds dependent objects created with it in the same approval (a new service's
+    phones, hours and locations; a new location's link to its service), each
+    {"target_type", "target_id", "changes"}. For action "delete", every "new" is None (a service is
+    not deleted but marked defunct, so its history and old cards stay readable).
     """
 
     STATUS = [("pending", "pending"), ("approved", "approved"), ("rejected", "rejected")]
-    ACTIONS = [("update", "update"), ("create", "create")]
+    ACTIONS = [("update", "update"), ("create", "create"), ("delete", "delete")]
     SOURCES = [("partner", "partner"), ("feed", "feed")]
     TARGETS = [
         ("organization", "organization"),
@@ -348,6 +358,9 @@ class ChangeRequest(models.Model):
         ("location", "location"),
         ("phone", "phone"),
         ("schedule", "schedule"),
+        ("document", "required document"),
+        ("attribute", "attribute"),
+        ("service_at_location", "service at location"),
     ]
 
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="change_requests")
@@ -355,6 +368,7 @@ class ChangeRequest(models.Model):
     target_id = models.UUIDField()
     action = models.CharField(max_length=10, choices=ACTIONS, default="update")
     changes = models.JSONField()
+    children = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=10, choices=STATUS, default="pending", db_index=True)
     source = models.CharField(max_length=10, choices=SOURCES)
     requested_by = models.ForeignKey(
@@ -380,6 +394,41 @@ class ChangeRequest(models.Model):
     @property
     def fields_changed(self) -> list[str]:
         return sorted(self.changes)
+
+
+class ServiceNotice(models.Model):
+    """An urgent alert or temporary closure a partner sets themselves: live at once, reviewed after.
+
+    While live (not undone, starts_at <= now < ends_at) the cards carry its text and a closure keeps
+    the service out of matching. A supervisor confirms it or undoes it; every step is audited.
+    """
+
+    KINDS = [("alert", "alert"), ("closure", "temporary closure")]
+    REVIEW = [("unreviewed", "unreviewed"), ("confirmed", "confirmed"), ("undone", "undone")]
+
+    service = models.ForeignKey(Service, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(max_length=10, choices=KINDS)
+    text = models.CharField(max_length=300)
+    text_es = models.CharField(max_length=300, blank=True)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(help_text="The notice stops showing (and a closed service returns) at this moment.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    review_status = models.CharField(max_length=10, choices=REVIEW, default="unreviewed", db_index=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["service", "kind", "ends_at"], name="resources_notice_live_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.service} until {self.ends_at:%Y-%m-%d %H:%M}"
 
 
 class EntryVersion(models.Model):

@@ -5,7 +5,7 @@ to fill a sparse region), within the region a location with a street address bef
 (an entry with no confirmed address is not offered as the local place), distance bucket when a point is known (5 km buckets, because most
 coordinates are city centres and finer ordering would be noise), open now, language, a source-
 verified entry, the most recently verified, then name. Defunct, inactive and temporarily closed
-services are never offered.
+services are never offered, nor a service under a live closure notice (resources.notices).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from resources import places
 from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
 from resources.hours import Rule, is_open, local_now, minute_of_week, summarize
 from resources.models import Attribute, Phone, RequiredDocument, Schedule, Service, ServiceAtLocation
+from resources.notices import live_notices, notice_line
 from resources.taxonomy import (
     ATTRIBUTES_TAXONOMY,
     CORE_NEEDS,
@@ -112,11 +113,15 @@ WITH regional AS (
     JOIN resources_location l ON l.id = sal.location_id AND l.region = %(region)s
     WHERE %(regional)s AND s.match_keys @> ARRAY[%(regional_key)s]::varchar(64)[]
       AND s.status = 'active' AND NOT s.is_statewide {needs}
+      AND NOT EXISTS (SELECT 1 FROM resources_servicenotice n WHERE n.service_id = s.id AND n.kind = 'closure'
+                      AND n.review_status <> 'undone' AND n.starts_at <= %(now)s AND n.ends_at > %(now)s)
     ORDER BY s.id, address_rank, bucket NULLS LAST, l.id
 ), statewide AS (
     SELECT s.id AS service_id, NULL::uuid AS location_id, NULL::double precision AS bucket, 0 AS address_rank
     FROM resources_service s
     WHERE s.match_keys @> ARRAY[%(statewide_key)s]::varchar(64)[] AND s.status = 'active' AND s.is_statewide {needs}
+      AND NOT EXISTS (SELECT 1 FROM resources_servicenotice n WHERE n.service_id = s.id AND n.kind = 'closure'
+                      AND n.review_status <> 'undone' AND n.starts_at <= %(now)s AND n.ends_at > %(now)s)
 ), ranked AS (
     SELECT c.tier, c.service_id, c.location_id, c.bucket, c.address_rank,
         CASE WHEN %(minute)s::int <@ ANY(s.open_ranges) THEN 0
@@ -132,6 +137,11 @@ WITH regional AS (
 )
 SELECT r.tier, s.id, s.slug, s.name, s.description, s.url, s.languages, s.categories, s.status, s.alert,
     s.last_verified_at, s.is_statewide, o.name AS organization,
+    s.description_es, s.alert_es, s.eligibility, s.eligibility_es,
+    (SELECT json_agg(json_build_object('kind', n.kind, 'text', n.text, 'text_es', n.text_es, 'ends_at', n.ends_at)
+                     ORDER BY n.kind DESC, n.created_at DESC)
+       FROM resources_servicenotice n WHERE n.service_id = s.id AND n.review_status <> 'undone'
+        AND n.starts_at <= %(now)s AND n.ends_at > %(now)s) AS notices,
     l.address_1, l.address_2, l.city, l.postal_code, l.region, l.latitude, l.longitude,
     (SELECT json_agg(json_build_object('number', p.number, 'type', p.type, 'extension', p.extension,
                                        'description', p.description) ORDER BY p.rank, p.id)
@@ -187,6 +197,7 @@ def match(
         "regional_key": f"{category}@{region}",
         "statewide_key": f"{category}@statewide",
         "minute": minute_of_week(moment),
+        "now": moment,
         "language": language,
         "limit": limit,
     }
@@ -218,48 +229,91 @@ def match(
         cursor.execute(sql, params, prepare=True)
         columns = [column.name for column in cursor.description or []]
         rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
-    return _with_extras([_card_from_row(row, near=near, now=moment) for row in rows], language)
+    # The texts and live notices came with the ranking statement: no query per part for them.
+    texts = {str(row["id"]): row for row in rows}
+    notices = {
+        str(row["id"]): [
+            SimpleNamespace(**{**notice, "ends_at": dt.datetime.fromisoformat(notice["ends_at"])})
+            for notice in row["notices"]
+        ]
+        for row in rows
+        if row["notices"]
+    }
+    cards = [_card_from_row(row, near=near, now=moment) for row in rows]
+    return _with_extras(cards, language, texts=texts, notices=notices)
 
 
-def _with_extras(cards: list[ResourceCard], language: str | None) -> list[ResourceCard]:
-    """Add what a person needs before going (documents to bring, who is taken) and, for Spanish, the Spanish text.
+def _texts(ids: list[str]) -> dict[str, dict[str, object]]:
+    """The card texts in both languages, for cards not built by the ranking statement."""
+    fields = ("id", "description", "description_es", "alert_es", "eligibility", "eligibility_es")
+    return {str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values(*fields)}
 
-    One more query per part for the few matched cards; the ranking statement stays a single, cached plan.
+
+def _with_extras(
+    cards: list[ResourceCard],
+    language: str | None,
+    *,
+    texts: dict[str, dict[str, object]] | None = None,
+    notices: dict[str, list[object]] | None = None,
+) -> list[ResourceCard]:
+    """Add what a person needs before going (documents to bring, who is taken, who is eligible), live
+    notices (an urgent alert or closure shows at once) and, for Spanish, the Spanish text.
+
+    A Spanish card falls back to English field by field and names those fields in `untranslated`,
+    so staff can see what still needs a translation. One more query per part for the few matched
+    cards; the ranking statement stays a single, cached plan.
     """
     if not cards:
         return cards
     ids = [card.id for card in cards]
     spanish = language == "es"
+    untranslated: dict[str, set[str]] = {card.id: set() for card in cards}
     documents: dict[str, list[str]] = {card.id: [] for card in cards}
     for doc in RequiredDocument.objects.filter(service_id__in=ids).order_by("id"):
-        documents[str(doc.service_id)].append((doc.document_es or doc.document) if spanish else doc.document)
+        key = str(doc.service_id)
+        if spanish and not doc.document_es:
+            untranslated[key].add("documents")
+        documents[key].append((doc.document_es or doc.document) if spanish else doc.document)
     attributes: dict[str, list[tuple[str, bool]]] = {card.id: [] for card in cards}
     for attr in (
         Attribute.objects.filter(service_id__in=ids).select_related("taxonomy_term").order_by("taxonomy_term__code")
     ):
         attributes[str(attr.service_id)].append((attr.taxonomy_term.code, attr.value == "true"))
-    texts: dict[str, dict[str, Any]] = {}
+    texts = texts if texts is not None else _texts(ids)
+    notices = notices if notices is not None else live_notices(ids)
     hours: dict[str, str] = {}
     if spanish:
-        texts = {
-            str(row["id"]): dict(row)
-            for row in Service.objects.filter(pk__in=ids).values("id", "description_es", "alert_es")
-        }
         rules: dict[str, list[Rule]] = {card.id: [] for card in cards}
         for schedule in Schedule.objects.filter(service_id__in=ids).order_by("id"):
             # The Spanish description, else the hours generated in Spanish (an English-only note is dropped).
-            rules[str(schedule.service_id)].append(
-                Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description_es)
-            )
+            key = str(schedule.service_id)
+            if schedule.description and not schedule.description_es:
+                untranslated[key].add("hours")
+            rules[key].append(Rule(schedule.byday, schedule.opens_at, schedule.closes_at, schedule.description_es))
         hours = {key: summarize(value, "es") for key, value in rules.items()}
     result = []
     for card in cards:
+        row = texts.get(card.id, {})
         changes: dict[str, Any] = {"documents": tuple(documents[card.id]), "attributes": tuple(attributes[card.id])}
+        eligibility, alert = row.get("eligibility") or "", card.alert
         if spanish:
-            row = texts.get(card.id, {})
+            # Field by field: the Spanish text, else the English one (named in `untranslated`).
+            for name, english, translated in (
+                ("service", row.get("description"), row.get("description_es")),
+                ("eligibility", eligibility, row.get("eligibility_es")),
+                ("alert", alert, row.get("alert_es")),
+            ):
+                if english and not translated:
+                    untranslated[card.id].add(name)
             changes["service"] = (row.get("description_es") or card.service)[:200]
-            changes["alert"] = row.get("alert_es") or card.alert
+            eligibility, alert = row.get("eligibility_es") or eligibility, row.get("alert_es") or alert
             changes["hours"] = hours.get(card.id) or card.hours
+        lines = [notice_line(notice, language=language) for notice in notices.get(card.id, [])]
+        if spanish and any(not notice.text_es for notice in notices.get(card.id, [])):
+            untranslated[card.id].add("alert")
+        changes["alert"] = " — ".join([*lines, alert] if alert else lines)
+        changes["eligibility"] = eligibility[:300]
+        changes["untranslated"] = tuple(sorted(untranslated[card.id]))
         result.append(dataclasses.replace(card, **changes))
     return result
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import uuid
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
 from audit.services import audit_event_record
 from resources import places
@@ -48,6 +51,13 @@ from resources.taxonomy import (
 )
 from vocab import ADMIN, PARTNER_EDITOR, SUPERVISOR
 
+logger = logging.getLogger(__name__)
+
+
+class NothingChanged(ValidationError):
+    """A proposal equal to the live entry: nothing to review (a form row left as it was)."""
+
+
 STAFF_GROUPS = frozenset({SUPERVISOR, ADMIN})
 PARTNER_GROUP = PARTNER_EDITOR
 
@@ -69,6 +79,9 @@ TARGETS: dict[str, tuple[type[models.Model], tuple[str, ...]]] = {
             "application_process",
             "status",
             "alert",
+            "description_es",
+            "eligibility_es",
+            "alert_es",
         ),
     ),
     "location": (
@@ -87,8 +100,13 @@ TARGETS: dict[str, tuple[type[models.Model], tuple[str, ...]]] = {
         ),
     ),
     "phone": (Phone, ("service", "location", "number", "extension", "type", "description", "languages", "rank")),
-    "schedule": (Schedule, ("service", "location", "byday", "opens_at", "closes_at", "description")),
+    "schedule": (Schedule, ("service", "location", "byday", "opens_at", "closes_at", "description", "description_es")),
+    "document": (RequiredDocument, ("service", "document", "document_es", "uri")),
+    "attribute": (Attribute, ("service", "taxonomy_term", "value")),
+    "service_at_location": (ServiceAtLocation, ("service", "location")),
 }
+# A removed service is kept (status defunct) so its history and cards already shown stay readable.
+RETIRED_STATUS = "defunct"
 ENTITY_TYPES: dict[type[models.Model], str] = {model: name for name, (model, _) in TARGETS.items()}
 
 
@@ -117,7 +135,7 @@ def organization_id_of(instance: models.Model) -> uuid.UUID | None:
     """The owning organization of any directory object (what partner scoping keys on)."""
     if isinstance(instance, Organization):
         return instance.pk
-    if isinstance(instance, Schedule):
+    if isinstance(instance, (Schedule, RequiredDocument, Attribute, ServiceAtLocation)):
         return instance.service.organization_id if instance.service_id else None
     return getattr(instance, "organization_id", None)
 
@@ -201,13 +219,15 @@ def _assign(instance: models.Model, name: str, value: Any) -> None:
     setattr(instance, field.attname, None if value is None else field.to_python(value))
 
 
-def _check_related_ownership(instance: models.Model, organization_id: uuid.UUID) -> None:
+def _check_related_ownership(
+    instance: models.Model, organization_id: uuid.UUID | None, pending: frozenset[uuid.UUID] = frozenset()
+) -> None:
     """A partner may only point their objects at their own services and locations."""
     for name in ("service", "location"):
         if not any(field.name == name for field in instance._meta.concrete_fields):
             continue
         related_id = getattr(instance, f"{name}_id")
-        if related_id is None:
+        if related_id is None or related_id in pending:
             continue
         model = Service if name == "service" else Location
         owner = model.objects.filter(pk=related_id).values_list("organization_id", flat=True).first()
@@ -215,59 +235,162 @@ def _check_related_ownership(instance: models.Model, organization_id: uuid.UUID)
             raise ValidationError({name: f"That {name} does not belong to this organization."})
 
 
-def change_diff(*, instance: models.Model, target_type: str, changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Validate proposed values against a copy of `instance`; return {field: {old, new}} for real changes."""
+def new_instance(target_type: str, organization_id: uuid.UUID, target_id: uuid.UUID | str | None = None) -> Any:
+    """An unsaved object of `target_type` for `organization_id`, with the id it will keep once approved."""
+    model, _ = TARGETS[target_type]
+    instance = model(pk=uuid.UUID(str(target_id)) if target_id else uuid.uuid4())
+    if any(field.name == "organization" for field in model._meta.concrete_fields):
+        instance.organization_id = organization_id
+    return instance
+
+
+def _service_slug(instance: models.Model) -> None:
+    """A new service gets a unique slug from its name (partners never type slugs)."""
+    if isinstance(instance, Service) and not instance.slug:
+        instance.slug = f"{slugify(instance.name)[:60] or 'service'}-{str(instance.pk)[:8]}"
+
+
+def change_diff(
+    *,
+    instance: models.Model,
+    target_type: str,
+    changes: dict[str, Any],
+    parents: dict[uuid.UUID, models.Model] | None = None,
+    organization_id: uuid.UUID | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Validate proposed values against a copy of `instance`; return {field: {old, new}} for real changes.
+
+    `parents` are unsaved objects proposed in the same request (a new service for its new phone):
+    a reference to one of them is checked against it instead of the database.
+    """
     _, editable = TARGETS[target_type]
     unknown = sorted(set(changes) - set(editable))
     if unknown:
         raise ValidationError(f"These fields cannot be changed here: {', '.join(unknown)}.")
+    parents = parents or {}
+    adding = instance._state.adding
     old = field_payload(instance, tuple(changes))
-    candidate = (
-        type(instance)._default_manager.get(pk=instance.pk) if instance.pk and not instance._state.adding else instance
-    )
+    candidate = instance if adding else type(instance)._default_manager.get(pk=instance.pk)
+    expected = organization_id if organization_id is not None else (None if adding else organization_id_of(instance))
     for name, value in changes.items():
         try:
             _assign(candidate, name, value)
         except ValidationError as exc:
             raise ValidationError({name: exc.messages}) from exc
-    candidate.full_clean()
-    owner = organization_id_of(instance)
-    if owner is not None:
-        _check_related_ownership(candidate, owner)
+    excluded = []
+    for name in ("service", "location"):
+        if any(field.name == name for field in candidate._meta.concrete_fields):
+            related_id = getattr(candidate, f"{name}_id")
+            if related_id in parents:
+                setattr(candidate, name, parents[related_id])
+                excluded.append(name)
+    _service_slug(candidate)
+    candidate.full_clean(exclude=excluded or None)
+    if expected is None:
+        expected = organization_id_of(candidate)
+    if expected is not None:
+        _check_related_ownership(candidate, expected, frozenset(parents))
     new = field_payload(candidate, tuple(changes))
-    if instance._state.adding:
+    if adding:
         # A new object: every given value is part of the request, even one equal to a default.
         return {name: {"old": None, "new": new[name]} for name in changes}
     return {name: {"old": old[name], "new": new[name]} for name in changes if old[name] != new[name]}
 
 
-def change_request_submit(
-    *, user: Any, target_type: str, target_id: uuid.UUID | str, changes: dict[str, Any]
-) -> ChangeRequest:
-    """A partner proposes new values for one of their organization's objects; nothing live changes."""
+def removal_diff(*, instance: models.Model, target_type: str) -> dict[str, dict[str, Any]]:
+    """The diff of removing `instance`: its live values as "old" (a service: status → defunct)."""
+    if isinstance(instance, Service):
+        if instance.status == RETIRED_STATUS:
+            raise ValidationError("This service is already removed.")
+        return {"status": {"old": instance.status, "new": RETIRED_STATUS}}
+    _, editable = TARGETS[target_type]
+    return {name: {"old": value, "new": None} for name, value in field_payload(instance, editable).items()}
+
+
+def children_diff(
+    children: list[tuple[str, dict[str, Any]]], *, organization_id: uuid.UUID, parent: models.Model
+) -> list[dict[str, Any]]:
+    """Validate the dependent objects of a new one; each may refer to the parent or an earlier child.
+
+    A value "$parent" stands for the new parent's id and "$previous" for the child just before.
+    """
+    parents: dict[uuid.UUID, models.Model] = {parent.pk: parent}
+    rows: list[dict[str, Any]] = []
+    for target_type, given in children:
+        if target_type not in TARGETS:
+            raise ValidationError(f"Unknown object type {target_type!r}.")
+        previous = rows[-1]["target_id"] if rows else None
+        values = {
+            name: str(parent.pk) if value == "$parent" else (previous if value == "$previous" else value)
+            for name, value in given.items()
+        }
+        child = new_instance(target_type, organization_id)
+        diff = change_diff(
+            instance=child, target_type=target_type, changes=values, parents=parents, organization_id=organization_id
+        )
+        parents[child.pk] = child
+        rows.append({"target_type": target_type, "target_id": str(child.pk), "changes": diff})
+    return rows
+
+
+def owned_instance(*, target_type: str, target_id: Any, organization: Organization) -> models.Model:
+    """The object if it belongs to `organization`; NotPermitted otherwise (same answer when it does not exist)."""
     if target_type not in TARGETS:
         raise ValidationError(f"Unknown object type {target_type!r}.")
-    organization = partner_organization(user)
-    if organization is None:
-        raise NotPermitted("Only partner editors linked to an organization can propose changes.")
     model, _ = TARGETS[target_type]
     try:
-        instance = model._default_manager.filter(pk=target_id).first()
-    except ValidationError:
+        instance = model.objects.filter(pk=target_id).first()
+    except (ValidationError, ValueError):
         instance = None
     # The same answer for "does not exist" and "belongs to someone else": ids are not an oracle.
     if instance is None or organization_id_of(instance) != organization.pk:
         raise NotPermitted("You can only change your own organization's entries.")
-    diff = change_diff(instance=instance, target_type=target_type, changes=changes)
+    return instance
+
+
+def change_request_submit(
+    *,
+    user: Any,
+    target_type: str,
+    target_id: uuid.UUID | str | None = None,
+    changes: dict[str, Any] | None = None,
+    action: str = "update",
+    children: list[tuple[str, dict[str, Any]]] = (),  # type: ignore[assignment]
+) -> ChangeRequest:
+    """A partner proposes a change, an addition or a removal for their own organization; nothing live changes.
+
+    For action "create", `children` are dependent objects as (target_type, values) created with it
+    (a new location's link to its service, a new service's phones and hours).
+    """
+    if target_type not in TARGETS:
+        raise ValidationError(f"Unknown object type {target_type!r}.")
+    if action not in {"update", "create", "delete"}:
+        raise ValidationError(f"Unknown action {action!r}.")
+    organization = partner_organization(user)
+    if organization is None:
+        raise NotPermitted("Only partner editors linked to an organization can propose changes.")
+    changes = changes or {}
+    child_rows: list[dict[str, Any]] = []
+    if action == "create":
+        instance = new_instance(target_type, organization.pk)
+        diff = change_diff(instance=instance, target_type=target_type, changes=changes, organization_id=organization.pk)
+        child_rows = children_diff(list(children), organization_id=organization.pk, parent=instance)
+    else:
+        instance = owned_instance(target_type=target_type, target_id=target_id, organization=organization)
+        if action == "update":
+            diff = change_diff(instance=instance, target_type=target_type, changes=changes)
+        else:
+            diff = removal_diff(instance=instance, target_type=target_type)
     if not diff:
-        raise ValidationError("Nothing changed.")
+        raise NothingChanged("Nothing changed.")
     with transaction.atomic():
         request = ChangeRequest.objects.create(
             organization=organization,
             target_type=target_type,
             target_id=instance.pk,
-            action="update",
+            action=action,
             changes=diff,
+            children=child_rows,
             source="partner",
             requested_by=user,
         )
@@ -276,7 +399,13 @@ def change_request_submit(
             actor=actor_label(user),
             object_type="change_request",
             object_id=request.pk,
-            data={"target_type": target_type, "target_id": str(instance.pk), "fields": sorted(diff)},
+            data={
+                "target_type": target_type,
+                "target_id": str(instance.pk),
+                "action": action,
+                "fields": sorted(diff),
+                "children": len(child_rows),
+            },
         )
     return request
 
@@ -289,11 +418,18 @@ def change_request_propose(
     action: str,
     changes: dict[str, dict[str, Any]],
     feed_refresh: FeedRefresh | None = None,
+    children: list[dict[str, Any]] | None = None,
 ) -> ChangeRequest | None:
     """Record a feed-detected difference for review; an identical pending request is not repeated."""
-    duplicate = ChangeRequest.objects.filter(
-        target_type=target_type, target_id=target_id, status="pending", action=action, changes=changes
-    ).exists()
+    pending = ChangeRequest.objects.filter(
+        target_type=target_type, status="pending", action=action, organization=organization
+    )
+    if action == "create":
+        # A new row (and its children) get fresh ids each refresh: the same proposal is recognised by content.
+        wanted = _content(children or [])
+        duplicate = any(_content(other.children) == wanted for other in pending.filter(changes=changes))
+    else:
+        duplicate = pending.filter(target_id=target_id, changes=changes).exists()
     if duplicate:
         return None
     request = ChangeRequest.objects.create(
@@ -302,6 +438,7 @@ def change_request_propose(
         target_id=target_id,
         action=action,
         changes=changes,
+        children=children or [],
         source="feed",
         feed_refresh=feed_refresh,
     )
@@ -310,9 +447,23 @@ def change_request_propose(
         actor="system",
         object_type="change_request",
         object_id=request.pk,
-        data={"target_type": target_type, "target_id": str(target_id), "action": action, "fields": sorted(changes)},
+        data={
+            "target_type": target_type,
+            "target_id": str(target_id),
+            "action": action,
+            "fields": sorted(changes),
+            "children": len(children or []),
+        },
     )
     return request
+
+
+def _content(children: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Children without their fresh ids and links to them, for recognising a repeated proposal."""
+    return [
+        (child["target_type"], {k: v for k, v in child["changes"].items() if k not in {"service", "location"}})
+        for child in children
+    ]
 
 
 def _locked_pending(change_request_id: int) -> ChangeRequest:
@@ -322,37 +473,90 @@ def _locked_pending(change_request_id: int) -> ChangeRequest:
     return request
 
 
+def _refuse_pending_parents(request: ChangeRequest) -> None:
+    """A change that points at a service or location still waiting for approval names that request."""
+    refs = {
+        str(diff["new"])
+        for diff_set in [request.changes, *(child["changes"] for child in request.children)]
+        for name, diff in diff_set.items()
+        if name in {"service", "location"} and diff.get("new")
+    }
+    refs -= {str(request.target_id), *(child["target_id"] for child in request.children)}
+    if not refs:
+        return
+    parent = ChangeRequest.objects.filter(status="pending", action="create", target_id__in=list(refs)).first()
+    if parent is not None:
+        raise ChangeRequestConflict(f"Approve change request #{parent.pk} (the new {parent.target_type}) first.")
+
+
+def _apply(
+    *,
+    target_type: str,
+    target_id: Any,
+    action: str,
+    changes: dict[str, dict[str, Any]],
+    organization_id: uuid.UUID,
+    actor: str,
+    reason: str,
+) -> models.Model:
+    """Apply one object's diff to the live directory, refusing a stale one (inside the caller's transaction)."""
+    model, _ = TARGETS[target_type]
+    if action == "create":
+        if model.objects.filter(pk=target_id).exists():
+            raise ChangeRequestConflict("This entry was already added.")
+        instance = new_instance(target_type, organization_id, target_id)
+    else:
+        instance = model.objects.select_for_update().filter(pk=target_id).first()
+        if instance is None:
+            raise ChangeRequestConflict("The entry this change was made for no longer exists.")
+        current = field_payload(instance, tuple(changes))
+        stale = sorted(name for name, diff in changes.items() if current[name] != diff["old"])
+        if stale:
+            raise ChangeRequestConflict(
+                f"The live entry changed since this request was made ({', '.join(stale)}); reject it and ask again."
+            )
+        if organization_id_of(instance) != organization_id:
+            raise ValidationError("The entry belongs to another organization.")
+    if action == "delete" and not isinstance(instance, Service):
+        version_record(instance=instance, actor=actor, reason=f"{reason}:removed")
+        instance.delete()
+        return instance
+    for name, diff in changes.items():
+        _assign(instance, name, diff["new"])
+    _service_slug(instance)
+    instance.full_clean()
+    if organization_id_of(instance) != organization_id:
+        raise ValidationError("The change would move the entry to another organization.")
+    _check_related_ownership(instance, organization_id)
+    instance.save()
+    version_record(instance=instance, actor=actor, reason=reason)
+    return instance
+
+
 def change_request_approve(*, change_request_id: int, reviewer: Any, note: str = "") -> ChangeRequest:
-    """Apply a pending change to the live entry (all or nothing) and record who approved it and when."""
+    """Apply a pending change (with any dependent new objects) to the live entry, all or nothing."""
     if not is_reviewer(reviewer):
         raise NotPermitted("Only supervisors and admins can approve directory changes.")
     with transaction.atomic(durable=not transaction.get_connection().in_atomic_block):
         request = _locked_pending(change_request_id)
-        model, _ = TARGETS[request.target_type]
-        if request.action == "create":
-            instance = model(pk=request.target_id)
-            if hasattr(instance, "organization_id"):
-                instance.organization_id = request.organization_id
-        else:
-            found = model._default_manager.select_for_update().filter(pk=request.target_id).first()
-            if found is None:
-                raise ChangeRequestConflict("The entry this change was made for no longer exists.")
-            instance = found
-            current = field_payload(instance, tuple(request.changes))
-            stale = sorted(name for name, diff in request.changes.items() if current[name] != diff["old"])
-            if stale:
-                raise ChangeRequestConflict(
-                    f"The live entry changed since this request was made ({', '.join(stale)}); reject it and ask again."
-                )
-        for name, diff in request.changes.items():
-            _assign(instance, name, diff["new"])
-        instance.full_clean()
-        owner = organization_id_of(instance)
-        if owner != request.organization_id:
-            raise ValidationError("The change would move the entry to another organization.")
-        _check_related_ownership(instance, request.organization_id)
-        instance.save()
-        version_record(instance=instance, actor=actor_label(reviewer), reason=f"change_request:{request.pk}")
+        _refuse_pending_parents(request)
+        reason = f"change_request:{request.pk}"
+        common = {"organization_id": request.organization_id, "actor": actor_label(reviewer), "reason": reason}
+        _apply(
+            target_type=request.target_type,
+            target_id=request.target_id,
+            action=request.action,
+            changes=request.changes,
+            **common,
+        )
+        for child in request.children:
+            _apply(
+                target_type=child["target_type"],
+                target_id=child["target_id"],
+                action="create",
+                changes=child["changes"],
+                **common,
+            )
         request.status = "approved"
         request.reviewed_by = reviewer
         request.reviewed_at = timezone.now()
@@ -366,14 +570,17 @@ def change_request_approve(*, change_request_id: int, reviewer: Any, note: str =
             data={
                 "target_type": request.target_type,
                 "target_id": str(request.target_id),
+                "action": request.action,
                 "fields": request.fields_changed,
+                "children": len(request.children),
             },
         )
+        review_notify(request)
     return request
 
 
 def change_request_reject(*, change_request_id: int, reviewer: Any, note: str = "") -> ChangeRequest:
-    """Close a pending change without touching the live entry."""
+    """Close a pending change without touching the live entry; the requester hears why."""
     if not is_reviewer(reviewer):
         raise NotPermitted("Only supervisors and admins can reject directory changes.")
     with transaction.atomic(durable=not transaction.get_connection().in_atomic_block):
@@ -388,9 +595,89 @@ def change_request_reject(*, change_request_id: int, reviewer: Any, note: str = 
             actor=actor_label(reviewer),
             object_type="change_request",
             object_id=request.pk,
-            data={"target_type": request.target_type, "target_id": str(request.target_id)},
+            data={"target_type": request.target_type, "target_id": str(request.target_id), "noted": bool(note)},
         )
+        review_notify(request)
     return request
+
+
+# --- readable diffs and notifications ----------------------------------------------------------
+
+_ACTION_WORDS = {"update": "Change", "create": "Add", "delete": "Remove"}
+
+
+def _display(model: type[models.Model], name: str, value: Any) -> str:
+    """A diff value as a reviewer reads it: related rows by name, choices by label, lists joined."""
+    if value is None or value in ("", []):
+        return "—"
+    field = model._meta.get_field(name)
+    if field.is_relation:
+        related = field.related_model.objects.filter(pk=value).first()
+        return str(related) if related is not None else f"(new {field.name})"
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def change_request_readable(request: ChangeRequest) -> list[dict[str, Any]]:
+    """The request as rows a non-technical reviewer can read: what, which field, now, proposed."""
+    parts = [(request.target_type, request.action, request.changes)]
+    parts += [(child["target_type"], "create", child["changes"]) for child in request.children]
+    rows = []
+    for target_type, action, changes in parts:
+        model, _ = TARGETS[target_type]
+        what = f"{_ACTION_WORDS[action]} {model._meta.verbose_name}"
+        for name, diff in changes.items():
+            rows.append(
+                {
+                    "what": what,
+                    "field": str(model._meta.get_field(name).verbose_name),
+                    "old": _display(model, name, diff["old"]),
+                    "new": _display(model, name, diff["new"]),
+                }
+            )
+    return rows
+
+
+def target_label(request: ChangeRequest) -> str:
+    """What the request is about, named (the live object, or the proposed new one's name)."""
+    model, _ = TARGETS[request.target_type]
+    live = model.objects.filter(pk=request.target_id).first()
+    if live is not None:
+        return f"{model._meta.verbose_name} {live}"
+    proposed = next((str(diff["new"]) for diff in request.changes.values() if diff.get("new")), "")
+    return f"new {model._meta.verbose_name} {proposed}".strip()
+
+
+def review_notify(request: ChangeRequest) -> None:
+    """Email the requester (a feed's: the organization) the outcome and the reviewer's note, after commit."""
+    user = request.requested_by
+    address = (getattr(user, "email", "") or "") if user is not None else request.organization.email
+    if not address:
+        return
+    outcome = "approved" if request.status == "approved" else "not approved"
+    subject = f"Pathways: your change #{request.pk} was {outcome}"
+    lines = [
+        f"Your change request #{request.pk} for {target_label(request)} ({request.organization.name}) was {outcome}.",
+        "",
+        f"Reviewer's note: {request.review_note}" if request.review_note else "The reviewer left no note.",
+        "",
+        "What was asked:",
+        *(f"- {row['what']}: {row['field']}: {row['old']} -> {row['new']}" for row in change_request_readable(request)),
+    ]
+    body = "\n".join(lines)
+
+    def send() -> None:
+        try:
+            send_mail(subject, body, None, [address])
+        except Exception:  # noqa: BLE001 — the review stands; a mail outage must not undo it
+            logger.warning("resources: review notification for change request %s not sent", request.pk)
+
+    transaction.on_commit(send)
 
 
 # --- fixture loading ---------------------------------------------------------------------------
@@ -535,6 +822,7 @@ __all__ = [
     "change_diff",
     "change_request_approve",
     "change_request_propose",
+    "change_request_readable",
     "change_request_reject",
     "change_request_submit",
     "directory_load",

@@ -51,6 +51,10 @@ class ResourceCard:
     # set where a source says so: walk_in, accepts_records, id_not_required…; absent = unknown).
     documents: tuple[str, ...] = ()
     attributes: tuple[tuple[str, bool], ...] = ()
+    # Who is eligible, in the card's language.
+    eligibility: str = ""
+    # For a Spanish card: the fields shown in English because no Spanish was written yet (for staff).
+    untranslated: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (tuples become lists, attributes a {code: bool} object)."""
@@ -59,6 +63,7 @@ class ResourceCard:
         data["categories"] = list(self.categories)
         data["documents"] = list(self.documents)
         data["attributes"] = dict(self.attributes)
+        data["untranslated"] = list(self.untranslated)
         return data
 
 

@@ -116,7 +116,7 @@ def test_the_task_and_the_command_refresh_every_feed(cast: dict[str, Any], feed_
                 b'{"contents": [{"id": "x", "name": "A Shelter", "phones": [{"id": "y", "number": "not a phone"}]}]}',
                 0.0,
             ),
-            "invalid",
+            "not_hsds",  # no status, ids not UUIDs: refused by the HSDS schema before any comparison
         ),
     ],
 )
