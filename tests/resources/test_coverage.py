@@ -68,7 +68,7 @@ def test_the_coverage_matrix_is_the_measured_one(directory: dict[str, int]) -> N
         measured[cell.region].append(cell.count)
         assert cell.target == (3 if cell.region in METRO_REGIONS else 1)
     assert measured == MATRIX
-    assert report.total_services == Service.objects.count() == 109
+    assert report.total_services == Service.objects.count() == 110
     assert report.stale == ()  # every dated check is from CHECK_DAY
 
 
@@ -96,7 +96,7 @@ def test_the_coverage_command_prints_the_matrix_as_json(directory: dict[str, int
     out = StringIO()
     call_command("resources", "coverage", "--json", stdout=out)
     data = json.loads(out.getvalue())
-    assert len(data["cells"]) == 72 and data["total_services"] == 109
+    assert len(data["cells"]) == 72 and data["total_services"] == 110
     assert "austin/id_documents" in data["empty"]
     houston_supervision = next(
         cell for cell in data["cells"] if cell["region"] == "houston" and cell["need"] == "supervision"
