@@ -30,7 +30,7 @@ MATRIX = {
     "san_antonio": [1, 0, 2, 1, 1, 1, 0, 1],
     "el_paso": [0, 1, 3, 1, 0, 2, 0, 1],
     "rio_grande_valley": [1, 0, 2, 1, 0, 1, 0, 0],
-    "corpus_christi": [0, 1, 1, 1, 1, 1, 0, 0],
+    "corpus_christi": [1, 1, 1, 1, 1, 1, 0, 0],
     "west_texas": [1, 0, 2, 2, 0, 1, 1, 0],
     "east_texas": [1, 0, 2, 1, 1, 0, 0, 1],
 }
