@@ -390,6 +390,7 @@ def draft(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             resources=resources,
             level=revisions,
             query=str(view["query"] or ""),
+            need=view["top_need"],
         )
     text, statements = drafted
     if plan and channel == "web":  # by SMS the plan goes in parts (outreach), not as a card

@@ -89,25 +89,42 @@ NO_PLACES = {
     "es": "Para ayuda cerca de usted, llame a 211 Texas (2-1-1).",
 }
 
-# "Where can I find food?" asks for a place, not a rule: with no rule to cite, the reply leads with
-# the places instead of saying it is unsure about a rule nobody asked for. Any rule-like wording
-# ("can I…", "am I allowed", "eligible", "ley") keeps the honest "not certain" line.
+# "Where can I find food?" or "who hires felons in Houston" asks for a place or a service, not a rule:
+# with no rule to cite, the reply leads with the places (or 2-1-1) instead of saying it is unsure about
+# a rule nobody asked for. The honest "not certain" line is kept for a question that asks a rule
+# ("can I…", "am I allowed", "eligible", "ley") and for the needs that are rules by nature.
 _ASKS_PLACE = re.compile(
     r"\b(?:where|find|near(?: me)?|nearby|closest|shelter|food bank|pantry|i need|need (?:a|an|some)|looking for|"
     r"d[oó]nde|encontrar|cerca|albergue|refugio|despensa|necesito|busco)\b",
     re.IGNORECASE,
 )
 _ASKS_RULE = re.compile(
-    r"\b(?:allowed|eligible|eligibility|legal|illegal|laws?|rules?|banned|barred|disqualif\w*|requirements?|required|"
-    r"if i can|permitid\w*|elegible|leyes|ley|reglas?|prohibid\w*|requisitos?|si puedo)\b"
-    r"|^\W*(?:can|may|am|do|does|is|are|will|puedo|puede|tengo que|es legal)\b",
+    r"(?<!ayuda )\blegal\b(?! (?:aid|help|services|clinic|office))|"
+    r"\b(?:allowed|eligible|eligibility|illegal|laws?|rules?|banned|barred|disqualif\w*|requirements?|required|"
+    r"if i can|permitid\w*|elegible|leyes|ley|reglas?|prohibid\w*|requisitos?|si puedo|qualify|califico|"
+    r"me dejan|tengo derecho|es legal|tengo que|do i (?:still )?have to|have the right)\b"
+    r"|(?<!where )(?<!how )\b(?:can|may|could) (?:i|we|they|felons?|a felon|someone on parole)\b|\bam i\b"
+    r"|(?<!donde )(?<!dónde )(?<!como )(?<!cómo )\bpuedo\b",
     re.IGNORECASE,
 )
+# Needs whose questions are about rules whatever their wording ("help with my record", "voting after prison").
+RULE_NEEDS = frozenset({"legal_record", "voting", "supervision"})
 
 
 def asks_for_a_place(query: str) -> bool:
     """True for a request for places or services ("food in San Antonio?") that asks no rule."""
     return bool(_ASKS_PLACE.search(query)) and not _ASKS_RULE.search(query)
+
+
+def asks_a_rule(query: str, need: str | None = None) -> bool:
+    """True when the message asks what a rule says: only then is "not certain about the rule" the honest line.
+
+    A request for food tonight or a job asks no rule; a need such as voting or a record is a rule
+    question unless the message only asks where to go.
+    """
+    if _ASKS_RULE.search(query):
+        return True
+    return need in RULE_NEEDS and not _ASKS_PLACE.search(query)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -178,6 +195,7 @@ def render(
     resources: Sequence[Mapping[str, Any]],
     level: int = 0,
     query: str = "",
+    need: str | None = None,
 ) -> str:
     """Render a reply in `language`; level 0 is full, 1 compact, 2 minimal."""
     return render_structured(
@@ -188,6 +206,7 @@ def render(
         resources=resources,
         level=level,
         query=query,
+        need=need,
     )[0]
 
 
@@ -200,6 +219,7 @@ def render_structured(
     resources: Sequence[Mapping[str, Any]],
     level: int = 0,
     query: str = "",
+    need: str | None = None,
 ) -> tuple[str, list[dict[str, str]]]:
     """Render a reply and its statements ({text, entry, quote} for each cited sentence)."""
     lang = language if language in NOT_ADVICE else "en"
@@ -209,9 +229,11 @@ def render_structured(
     max_evidence = (2, 1, 1)[min(level, 2)]
     max_sentences = (3, 2, 1)[min(level, 2)]
     max_resources = (3 if channel == "web" else 2, 2, 1)[min(level, 2)]
+    hedged = False
     if gated or not evidence:
-        if not (resources and asks_for_a_place(query)):
+        if asks_a_rule(query, need):
             lines.append(NO_ASSERT[lang] + " " + NO_ASSERT_HELP[lang])
+            hedged = True
     else:
         points = _points(evidence, question_kind(query))[:max_points]
         if points:
@@ -244,7 +266,7 @@ def render_structured(
     if resources:
         lines.append(NO_LOCAL[lang] if any(item.get("no_local_listing") for item in resources) else PLACES[lang])
         lines.extend(_resource_line(resource, channel) for resource in resources[:max_resources])
-    elif not gated:
+    elif not gated or not hedged:
         lines.append(NO_PLACES[lang])
     if not gated and evidence:
         lines.append(NOT_ADVICE[lang])

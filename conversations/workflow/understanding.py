@@ -36,6 +36,29 @@ _COURTESY: Final = re.compile(
     r"mucho|muchas|de nuevo|ok|thanks?|gracias))*\W*$",
     re.IGNORECASE,
 )
+# "right now im in georgetown", "vivimos en pharr", "estoy en un halfway house en el paso": a message
+# that only says where the person is (or is staying) carries no need of its own, even when a word in
+# it ("halfway house") is a need keyword; the conversation's need goes on.
+_WHERE_I_AM: Final = re.compile(
+    r"^\W*(?:(?:and|y|ok(?:ay)?|so|bueno|pues|right now|now|ahorita|ahora|actually|oh|btw|also|tambi[eé]n|en realidad)\W+)*"
+    r"(?:i'?m|im|i am|we'?re|we are|i live|we live|i stay|we stay|stayin[g']?|living|i moved|moved|"
+    r"estoy|estamos|vivo|vivimos|ando|andamos|me quedo|nos quedamos|me mude|it'?s|its|es)\b",
+    re.IGNORECASE,
+)
+PLACE_STATEMENT_MAX_WORDS: Final = 16
+_STAFF_HOUSING: Final = re.compile(
+    r"\b(?:halfway|staff|encargad[oa]s?|casa de (?:transici[oó]n|medio camino)|the house manager|shelter|albergue)\b",
+    re.IGNORECASE,
+)
+
+
+def _says_only_where(own_words: str) -> bool:
+    """A short statement of where the person is, with no question of its own."""
+    if "?" in own_words or len(own_words.split()) > PLACE_STATEMENT_MAX_WORDS or not _WHERE_I_AM.match(own_words):
+        return False
+    return resolve_place(own_words) is not None or bool(re.search(r"\bhalfway|casa de transici", own_words, re.I))
+
+
 # With a conversation need in play, the model switches topic on its own only when it is this sure;
 # below it, only the person's own keywords (the rules) or a correction do.
 SWITCH_PROBABILITY: Final = 0.85
@@ -54,7 +77,22 @@ RULE_CONFIRMS_FROM: Final = 0.35
 
 _SAFE_NOW: Final = re.compile(
     r"\b(?:i'?m (?:ok|okay|safe|fine|good) now|im (?:ok|okay|safe|fine|good) now|all good now|false alarm|never ?mind|nvm|"
-    r"ya estoy bien|ya estoy a salvo|ya paso|todo bien ya|estoy bien ahora)\b",
+    r"ya estoy bien|ya estoy a salvo|ya paso|todo bien ya|estoy bien ahora|"
+    # The help came: the line was called, the person is with someone safe, in a bed, at the hospital.
+    r"i (?:called|talked to|spoke (?:to|with)) (?:988|911|the (?:line|hotline|number|counselor|crisis line)|them|someone)|"
+    r"(?:ambulance|paramedics|police|cops) (?:came|got here|are here)|i(?:'?m| am) at (?:a|the) (?:shelter|crisis center|hospital)|"
+    r"i got a bed|(?:i'?m|im|i am) (?:good|ok|okay|safe) for (?:now|tonight)|"
+    r"ya (?:les? )?(?:llame|hable)|ya (?:vino|llego) la ambulancia|ya (?:estoy|me quedo) con (?:mi|un|una)|"
+    r"ya tengo donde (?:quedarme|dormir)|ya me (?:revisaron|atendieron))\b",
+    re.IGNORECASE,
+)
+# The person says they are changing the subject: the message is judged on its own (its own crisis
+# check still runs, so a new crisis in it is caught). "Also he's still here" is not a topic change.
+_NEW_TOPIC: Final = re.compile(
+    r"\b(?:(?:different|another|other|unrelated|separate|new) (?:question|topic|thing)|on (?:another|a different) note|"
+    r"\bunrelated\b|changing the subject|change of subject|also (?:wanted|want|need) to ask|"
+    r"otra (?:pregunta|cosa|duda)|cambiando de tema|(?:tambi[eé]n|aparte) (?:quer[ií]a|quiero) preguntar|"
+    r"aparte de eso|de otra cosa)\b",
     re.IGNORECASE,
 )
 
@@ -62,10 +100,11 @@ _SAFE_NOW: Final = re.compile(
 def continues_previous(own_words: str) -> bool:
     """Whether a message goes on with the previous turn's situation.
 
-    After a crisis, anything but a thank-you, a greeting or "I'm safe now" keeps the crisis line in
-    front of the person ("estamos en odessa", "is there a shelter open now"): when in doubt, the crisis wins.
+    After a crisis, anything but a thank-you, a greeting, "I'm safe now" (or the help having come),
+    or an explicit change of subject keeps the crisis line in front of the person ("estamos en
+    odessa", "is there a shelter open now"): when in doubt, the crisis wins.
     """
-    return not _COURTESY.match(own_words) and not _SAFE_NOW.search(own_words)
+    return not _COURTESY.match(own_words) and not _SAFE_NOW.search(own_words) and not _NEW_TOPIC.search(own_words)
 
 
 @dataclass(frozen=True)
@@ -107,6 +146,21 @@ def _model_need(assessment: Mapping[str, Any]) -> tuple[str | None, float, bool]
     )
 
 
+def _crisis_need(
+    crisis: str, decided: tuple[str, str, bool], own_words: str, need_hint: str | None, *, where_only: bool
+) -> tuple[str, str, bool]:
+    """The need behind a crisis (LABELING.md): one the crisis allows, the conversation's when it goes on."""
+    need = decided[0]
+    allowed = CRISIS_NEEDS[crisis]
+    if crisis == "sexual_assault" and (need_hint == "housing" or _STAFF_HOUSING.search(own_words)):
+        return "housing", "crisis", True  # staff abuse in housing: the need is housing
+    if need_hint in allowed and (where_only or need not in allowed):
+        return str(need_hint), "context", True
+    if need not in allowed:
+        return allowed[0], "crisis", True
+    return decided
+
+
 def understand(
     *,
     text: str,
@@ -145,18 +199,17 @@ def understand(
     else:
         need, source, sure = "other", "none", False
 
-    corrected = _CORRECTION.search(own_words) is not None and need not in CONTEXT_FREE_NEEDS
+    where_only = _says_only_where(own_words)
+    corrected = _CORRECTION.search(own_words) is not None and need not in CONTEXT_FREE_NEEDS and not where_only
     if crisis in CRISIS_NEEDS:
-        allowed = CRISIS_NEEDS[crisis]
-        if need not in allowed:
-            need, source, sure = allowed[0], "crisis", True
+        need, source, sure = _crisis_need(crisis, (need, source, sure), own_words, need_hint, where_only=where_only)
     elif _COURTESY.match(own_words):
         need, source, sure = "other", "rules", True
     elif need_hint and need_hint not in CONTEXT_FREE_NEEDS and not corrected:
         # In a conversation, a message switches topic by its own keywords, or when the model is
         # very sure; "what about Dallas?", "is it free", "im in temple" keep the conversation's need.
-        switches = rules_precise or (
-            model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS
+        switches = not where_only and (
+            rules_precise or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
         )
         if not switches:
             need, source, sure = need_hint, "context", True

@@ -35,7 +35,8 @@ def test_a_request_for_places_is_answered_with_places(query: str) -> None:
         "I need to know if I can get SNAP with a drug felony",
         "¿puedo votar si estoy en libertad condicional?",
         "necesito saber si la ley me deja trabajar de barbero",
-        "help with my record",
+        "child support took my whole tax refund, can they do that",
+        "is it legal for them to fire me for my record",
     ],
 )
 def test_a_rule_question_without_evidence_keeps_the_hedge(query: str) -> None:
@@ -44,11 +45,46 @@ def test_a_rule_question_without_evidence_keeps_the_hedge(query: str) -> None:
     assert reply.startswith(templates.NO_ASSERT["en"])
 
 
-def test_with_no_places_to_list_a_place_request_still_gets_the_hedge_and_211() -> None:
+def test_with_no_places_to_list_a_place_request_gets_211_not_the_hedge() -> None:
     reply = templates.render(
         language="es", channel="sms", evidence=[], gated=True, resources=[], query="dónde hay comida"
     )
-    assert reply.startswith(templates.NO_ASSERT["es"]) and "2-1-1" in reply
+    assert templates.NO_ASSERT["es"] not in reply
+    assert reply == templates.NO_PLACES["es"]
+
+
+@pytest.mark.parametrize(
+    ("query", "need"),
+    [
+        ("need food tonight", "food"),
+        ("who hires felons in houston? warehouse, construction, anything", "employment"),
+        ("free legal aid in dallas for a landlord problem", "legal_aid"),
+        ("quiero sacar mi GED en linea", "education"),
+    ],
+)
+def test_an_ordinary_request_without_evidence_gets_no_rule_hedge(query: str, need: str) -> None:
+    """Food tonight or a job asks no rule: "not certain about the rule" would answer a question nobody asked."""
+    assert not templates.asks_a_rule(query, need)
+    with_places = templates.render(
+        language="en", channel="web", evidence=[], gated=True, resources=[FOOD_BANK], query=query, need=need
+    )
+    assert "not certain" not in with_places and with_places.startswith(templates.PLACES["en"])
+    without = templates.render(
+        language="en", channel="web", evidence=[], gated=True, resources=[], query=query, need=need
+    )
+    assert without == templates.NO_PLACES["en"]
+
+
+@pytest.mark.parametrize(
+    ("query", "need"),
+    [("help with my record", "legal_record"), ("voting rights after prison, whats the deal", "voting")],
+)
+def test_a_rule_need_keeps_the_hedge_whatever_its_wording(query: str, need: str) -> None:
+    assert templates.asks_a_rule(query, need) and not templates.asks_a_rule(query, "food")
+    reply = templates.render(
+        language="en", channel="sms", evidence=[], gated=True, resources=[], query=query, need=need
+    )
+    assert reply.startswith(templates.NO_ASSERT["en"]) and "2-1-1" in reply
 
 
 def test_the_spanish_place_reply_is_in_spanish() -> None:

@@ -81,3 +81,44 @@ def test_a_weak_rule_hit_needs_some_model_support() -> None:
     assert not _u("should i take the plea deal", weak).legal_advice
     some = {**weak, "flag_probs": {"no_legal_advice": 0.2}}
     assert _u("should i take the plea deal", some).legal_advice
+
+
+def test_a_message_that_only_says_where_the_person_is_keeps_the_conversations_need() -> None:
+    # "halfway house" is a housing keyword and "actually" reads as a correction, yet neither message asks anything new.
+    for text in ("estoy en un halfway house en el paso", "actually im in beaumont now not houston", "vivimos en pharr"):
+        found = _u(text, SURE_HOUSING, need_hint="benefits")
+        assert (found.top_need, found.need_source) == ("benefits", "context"), text
+    # A question of its own still switches.
+    assert (
+        _u("im in tyler, where is a food pantry?", {**SURE_HOUSING, "top_need": "food"}, need_hint="benefits").top_need
+        == "food"
+    )
+
+
+def test_in_a_crisis_the_conversations_need_goes_on_when_the_crisis_allows_it() -> None:
+    # Staff abuse in housing is a housing need (LABELING.md), whatever the model guesses.
+    found = _u("he did it again last nite and said nobody believes a parolee", UNSURE_OTHER, crisis="sexual_assault")
+    assert found.top_need == "health"
+    assert (
+        _u("one of the staff at the halfway house touches me", UNSURE_OTHER, crisis="sexual_assault").top_need
+        == "housing"
+    )
+    assert _u("he did it again", UNSURE_OTHER, need_hint="housing", crisis="sexual_assault").top_need == "housing"
+    found = _u("estamos en pasadena", SURE_HOUSING, need_hint="legal_aid", crisis="domestic_violence")
+    assert (found.top_need, found.need_source) == ("legal_aid", "context")
+
+
+def test_a_crisis_is_carried_until_the_help_came_or_the_person_changes_the_subject() -> None:
+    from conversations.workflow.understanding import continues_previous
+
+    for text in ("they're still out there", "todavia esta ahi tomando", "estoy en mcallen", "also hes still outside"):
+        assert continues_previous(text), text
+    for text in (
+        "ok i called 988 and talked to someone",
+        "ya vino la ambulancia",
+        "I got a bed at the shelter for tonight",
+        "different question, how do i get my birth certificate",
+        "cambiando de tema, hay despensas por aqui?",
+        "gracias",
+    ):
+        assert not continues_previous(text), text
