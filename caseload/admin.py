@@ -693,3 +693,6 @@ class DashboardAdmin(_PageAdmin):
         # Shown as a document only: no scripts, forms or same-origin access from the report.
         response["Content-Security-Policy"] = "sandbox"
         return response
+
+
+from caseload.inbox import admin as _inbox_admin  # noqa: E402, F401 - registers the inbox page and the site titles

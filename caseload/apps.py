@@ -17,3 +17,4 @@ class CaseloadConfig(AppConfig):
         auth_signals.user_logged_out.connect(signals.logout_recorded, dispatch_uid="caseload.logout")
         auth_signals.user_login_failed.connect(signals.login_failure_recorded, dispatch_uid="caseload.login_failed")
         signals.register_human_request_notice()
+        signals.register_office_hours()

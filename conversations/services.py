@@ -14,7 +14,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from audit.services import audit_event_record
-from conversations import crypto, llm
+from conversations import acks, crypto, llm, staff
 from conversations.crisis_opinion import crisis_opinion_start, crisis_with_opinion
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
 from conversations.hooks import carry_crisis, crisis_check, message_model, redact
@@ -283,17 +283,25 @@ def turn_finalize(turn: Turn) -> None:
                 status=OutboundMessage.Status.SUGGESTED,
             )
     elif turn.channel == "sms":
-        needs_approval = settings.SMS_REQUIRE_APPROVAL and not crisis
+        # Hook (issue 18): fixed texts go at once, send_audited after hours; see conversations.acks.
+        needs_approval, body, unreviewed = acks.approval_plan(
+            state=state, crisis=crisis, language=turn.language, now=turn.finished_at
+        )
         message = outbound_create(
             conversation=conversation,
             turn=turn,
-            body=reply,
+            body=body,
             kind=OutboundMessage.Kind.CRISIS if crisis else OutboundMessage.Kind.REPLY,
             status=OutboundMessage.Status.PENDING_APPROVAL if needs_approval else OutboundMessage.Status.APPROVED,
             crisis=crisis,
+            actor="after_hours_policy" if unreviewed else "system",
         )
         if needs_approval and message.status == OutboundMessage.Status.PENDING_APPROVAL:
             status = Turn.Status.WAITING_APPROVAL
+            # Hook (issue 18): the person hears at once that a case manager will check the answer.
+            acks.acknowledge_waiting(
+                conversation=conversation, message=message, language=turn.language, now=turn.finished_at
+            )
         if message.error_code:
             state["undeliverable"] = message.error_code  # the turn completes; the trace says nothing went out
     turn.reply = reply
@@ -302,6 +310,7 @@ def turn_finalize(turn: Turn) -> None:
     if turn.language in ("en", "es") and conversation.language != turn.language:
         conversation.language = turn.language
     conversation.save(update_fields=["needs_human", "needs_human_reason", "language", "updated_at"])
+    staff.inbox_notify_on_commit(conversation.pk, "turn_finished")  # hook (issue 18): live staff inbox
     audit_event_record(
         action="turn.escalated" if escalated else "turn.finished",
         actor="system",

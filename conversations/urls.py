@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from conversations import api, web
+from conversations import api, timeline_api, web
 
 urlpatterns = [
     path("", web.chat, name="chat"),
@@ -18,6 +18,11 @@ urlpatterns = [
     ),
     path("api/v1/conversations/<uuid:conversation_id>/consent", web.ConsentView.as_view(), name="conversation-consent"),
     path("api/v1/conversations/<uuid:conversation_id>/turns/", api.TurnCreateView.as_view(), name="turn-create"),
+    path(
+        "api/v1/conversations/<uuid:conversation_id>/messages/",
+        timeline_api.ConversationMessagesView.as_view(),
+        name="conversation-messages",
+    ),
     path("api/v1/turns/<uuid:turn_id>/", api.TurnDetailView.as_view(), name="turn-detail"),
     path("api/v1/turns/<uuid:turn_id>/events", api.turn_events, name="turn-events"),
     path("", include("conversations.sms.urls")),

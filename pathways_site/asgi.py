@@ -6,15 +6,18 @@ import os
 import threading
 
 from django.core.asgi import get_asgi_application
+from django.urls import path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pathways_site.settings")
 
 # Django must be set up before anything imports models (consumers do).
 django_asgi_app = get_asgi_application()
 
+from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from caseload.inbox.routing import websocket_urlpatterns as inbox_websocket_urlpatterns  # noqa: E402
 from conversations.routing import websocket_urlpatterns  # noqa: E402
 from toolserver.http import McpHttpApp, is_mcp_path  # noqa: E402
 
@@ -42,6 +45,14 @@ async def http_app(scope: dict, receive: object, send: object) -> None:
 application = ProtocolTypeRouter(
     {
         "http": http_app,
-        "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
+        # The staff inbox socket authenticates by the admin session; the chat's socket by its conversation token.
+        "websocket": AllowedHostsOriginValidator(
+            URLRouter(
+                [
+                    *websocket_urlpatterns,
+                    path("ws/caseload/", AuthMiddlewareStack(URLRouter(inbox_websocket_urlpatterns))),
+                ]
+            )
+        ),
     }
 )
