@@ -8,6 +8,9 @@ does, through two small hooks):
   with no findings goes out after hours, labelled as not yet reviewed;
 - `acknowledgement_text(...)`: "we got your message", when to expect the answer (office hours and
   APPROVAL_SLA_MINUTES), 211 and 988 — sent once per waiting period (`acknowledgement_due`).
+The lines named: 211 Texas, "2-1-1 or 1-877-541-7905", free statewide information and referral
+(https://www.211texas.org); the 988 Suicide & Crisis Lifeline, call or text 988, 24/7, English and
+Spanish (https://988lifeline.org) — both as recorded in shared/reference/tx_resources.jsonl.
 Opt-out always wins: every text here goes through `services.outbound_create`, which suppresses it.
 Office hours are parsed by caseload (above this layer); it registers them here at start-up.
 """
