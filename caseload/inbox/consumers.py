@@ -7,12 +7,14 @@ forwards the id. The page then fetches the fresh fragment over HTTP: the databas
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from caseload import selectors
+from conversations.events import server_loop_register
 from conversations.staff import INBOX_GROUP
 
 
@@ -40,6 +42,8 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         if not await database_sync_to_async(_may_use_inbox)(user):
             await self.close(code=4403)
             return
+        # Publishers on worker threads hand events to this loop (the in-memory layer's queues live here).
+        server_loop_register(asyncio.get_running_loop())
         await self.channel_layer.group_add(INBOX_GROUP, self.channel_name)
         self.joined = True
         await self.accept()
