@@ -6,14 +6,12 @@ import os
 import threading
 
 from django.core.asgi import get_asgi_application
-from django.urls import path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pathways_site.settings")
 
 # Django must be set up before anything imports models (consumers do).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
@@ -46,13 +44,6 @@ application = ProtocolTypeRouter(
     {
         "http": http_app,
         # The staff inbox socket authenticates by the admin session; the chat's socket by its conversation token.
-        "websocket": AllowedHostsOriginValidator(
-            URLRouter(
-                [
-                    *websocket_urlpatterns,
-                    path("ws/caseload/", AuthMiddlewareStack(URLRouter(inbox_websocket_urlpatterns))),
-                ]
-            )
-        ),
+        "websocket": AllowedHostsOriginValidator(URLRouter([*websocket_urlpatterns, *inbox_websocket_urlpatterns])),
     }
 )
