@@ -47,10 +47,22 @@ class InboxAdmin(_PageAdmin):
     def page_view(self, request: HttpRequest) -> HttpResponse:
         self._guard(request)
         rows = inbox_selectors.inbox_rows(user=request.user)
+        # The whole list is ordered (tiers need every row), then one page of it is rendered.
+        size = inbox_selectors.PAGE_SIZE
+        pages = max(1, -(-len(rows) // size))
+        try:
+            page = min(max(int(request.GET.get("page", "1")), 1), pages)
+        except ValueError:
+            page = 1
         context = {
             **self.admin_site.each_context(request),
             "title": _("Inbox"),
-            "rows": rows,
+            "rows": rows[(page - 1) * size : page * size],
+            "total": len(rows),
+            "page": page,
+            "pages": pages,
+            "first_index": (page - 1) * size + 1,
+            "last_index": min(page * size, len(rows)),
             "opts": self.model._meta,
         }
         template = "admin/caseload/inbox/_list.html" if request.GET.get("partial") else "admin/caseload/inbox/list.html"

@@ -52,9 +52,9 @@ def conversation_label(*, channel: str, client_name: str | None, last4: str, cre
 
 @dataclass(frozen=True)
 class InboxRow:
-    conversation: Conversation
+    conversation_id: Any
     label: str
-    client: Client | None
+    client_id: Any
     channel: str
     language: str
     mode: str
@@ -68,12 +68,35 @@ class InboxRow:
     preview_author: str
     priority: Priority | None
     assigned_to: str
+    needs_human_reason: str
 
-    @property
-    def waiting_minutes(self) -> int | None:
-        if self.waiting_since is None:
-            return None
-        return max(0, int((timezone.now() - self.waiting_since).total_seconds() // 60))
+
+PAGE_SIZE = 50
+
+# What the list reads per conversation: plain values, no model instances (500 rows stay cheap).
+_LIST_FIELDS = (
+    "pk",
+    "channel",
+    "language",
+    "mode",
+    "created_at",
+    "needs_human",
+    "needs_human_reason",
+    "contact__phone_last4",
+    "contact__client_link__client_id",
+    "contact__client_link__client__name",
+    "contact__client_link__client__case_manager__username",
+    "in_tier",
+    "in_crisis",
+    "in_crisis_at",
+    "in_oldest_pending",
+    "in_pending",
+    "in_last_turn_at",
+    "in_last_turn_text",
+    "in_last_staff_at",
+    "in_last_staff_text",
+    "in_first_unanswered",
+)
 
 
 def _turns() -> QuerySet[Turn]:
@@ -146,24 +169,21 @@ def needs_person() -> Q:
 def inbox_rows(*, user: Any, now: datetime | None = None) -> list[InboxRow]:
     """Conversations in the user's scope that need a person, by tier (see caseload.priority.Tier)."""
     now = now or timezone.now()
-    conversations = list(
-        annotate_inbox(selectors.conversation_queryset(user=user))
-        .filter(needs_person())
-        .select_related("contact", "contact__client_link__client", "contact__client_link__client__case_manager")
+    values = list(
+        annotate_inbox(selectors.conversation_queryset(user=user)).filter(needs_person()).values(*_LIST_FIELDS)
     )
-    clients: dict[Any, Client] = {}
-    for conversation in conversations:
-        client = _client_of(conversation)
-        if client is not None and conversation.in_tier == priority_rules.Tier.OTHER:
-            clients[client.pk] = client
+    # The last tier is ordered by the client's existing score: one query for those clients only.
+    client_ids = {
+        item["contact__client_link__client_id"]
+        for item in values
+        if item["in_tier"] == priority_rules.Tier.OTHER and item["contact__client_link__client_id"]
+    }
     scored: dict[Any, Priority] = {}
-    if clients:
-        annotated = priority_rules.annotate_priority(Client.objects.filter(pk__in=list(clients)), now=now)
-        for client in annotated:
-            scored[client.pk] = priority_rules.priority_explain(
-                priority_rules.inputs_of(client), today=timezone.localdate(now)
-            )
-    rows = [_row(conversation, scored) for conversation in conversations]
+    if client_ids:
+        today = timezone.localdate(now)
+        for client in priority_rules.annotate_priority(Client.objects.filter(pk__in=client_ids), now=now):
+            scored[client.pk] = priority_rules.priority_explain(priority_rules.inputs_of(client), today=today)
+    rows = [_row(item, scored) for item in values]
     rows.sort(
         key=lambda row: priority_rules.tier_sort_key(
             tier=row.tier,
@@ -182,38 +202,38 @@ def _client_of(conversation: Conversation) -> Client | None:
         return None
 
 
-def _row(conversation: Any, scored: dict[Any, Priority]) -> InboxRow:
-    client = _client_of(conversation)
-    tier = priority_rules.Tier(conversation.in_tier)
+def _row(item: dict[str, Any], scored: dict[Any, Priority]) -> InboxRow:
+    tier = priority_rules.Tier(item["in_tier"])
     if tier == priority_rules.Tier.APPROVAL_WAITING:
-        waiting = conversation.in_oldest_pending
+        waiting = item["in_oldest_pending"]
     else:
-        waiting = conversation.in_first_unanswered or conversation.in_oldest_pending or conversation.in_last_turn_at
-    staff_newer = conversation.in_last_staff_at and (
-        conversation.in_last_turn_at is None or conversation.in_last_staff_at > conversation.in_last_turn_at
-    )
+        waiting = item["in_first_unanswered"] or item["in_oldest_pending"] or item["in_last_turn_at"]
+    last_turn, last_staff = item["in_last_turn_at"], item["in_last_staff_at"]
+    staff_newer = bool(last_staff and (last_turn is None or last_staff > last_turn))
+    client_id = item["contact__client_link__client_id"]
     return InboxRow(
-        conversation=conversation,
+        conversation_id=item["pk"],
         label=conversation_label(
-            channel=conversation.channel,
-            client_name=client.name if client else None,
-            last4=conversation.contact.phone_last4,
-            created_at=conversation.created_at,
+            channel=item["channel"],
+            client_name=item["contact__client_link__client__name"],
+            last4=item["contact__phone_last4"],
+            created_at=item["created_at"],
         ),
-        client=client,
-        channel=conversation.channel,
-        language=conversation.language,
-        mode=conversation.mode,
+        client_id=client_id,
+        channel=item["channel"],
+        language=item["language"],
+        mode=item["mode"],
         tier=tier,
         tier_label=priority_rules.TIER_LABELS[tier],
-        crisis=conversation.in_crisis or "none",
-        crisis_at=conversation.in_crisis_at,
+        crisis=item["in_crisis"] or "none",
+        crisis_at=item["in_crisis_at"],
         waiting_since=waiting,
-        pending=int(conversation.in_pending or 0),
-        preview=(conversation.in_last_staff_text if staff_newer else conversation.in_last_turn_text) or "",
+        pending=int(item["in_pending"] or 0),
+        preview=(item["in_last_staff_text"] if staff_newer else item["in_last_turn_text"]) or "",
         preview_author="staff" if staff_newer else "person",
-        priority=scored.get(client.pk) if client else None,
-        assigned_to=(client.case_manager.get_username() if client and client.case_manager else ""),
+        priority=scored.get(client_id) if client_id else None,
+        assigned_to=item["contact__client_link__client__case_manager__username"] or "",
+        needs_human_reason=item["needs_human_reason"] or "",
     )
 
 

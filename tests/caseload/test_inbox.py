@@ -96,7 +96,7 @@ def test_the_python_tier_and_the_database_tier_agree(cast: Any) -> None:
     for row in inbox_selectors.inbox_rows(user=cast.supervisor):
         expected = priority_rules.conversation_tier(
             open_crisis=row.crisis_at is not None,
-            asked_for_person=row.conversation.needs_human and row.conversation.needs_human_reason == "asked_for_human",
+            asked_for_person=row.needs_human_reason == "asked_for_human",
             pending_replies=row.pending,
         )
         assert row.tier == expected

@@ -39,7 +39,9 @@ async def _session(user: Any, notify: list[str]) -> list[dict[str, Any]]:
     assert await communicator.connect()
     layer = get_channel_layer()
     for conversation_id in notify:
-        await layer.group_send(INBOX_GROUP, {"type": "inbox.changed", "conversation_id": conversation_id, "reason": "t"})
+        await layer.group_send(
+            INBOX_GROUP, {"type": "inbox.changed", "conversation_id": conversation_id, "reason": "t"}
+        )
     # Exactly one message is expected (the in-scope one); then nothing more arrives.
     received = [await communicator.receive_json(timeout=3)]
     assert await communicator.receive_nothing(timeout=0.5)
