@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from channels.layers import get_channel_layer
 from asgiref.testing import ApplicationCommunicator
+from channels.layers import get_channel_layer
 from django.contrib.auth.models import AnonymousUser
 
 from caseload.inbox.consumers import InboxConsumer
