@@ -406,3 +406,17 @@ def test_admin_strings_are_in_spanish_for_a_spanish_speaking_case_manager(client
     client.force_login(cast.cm_a)
     html = client.get(reverse("admin:caseload_inbox_changelist"), HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Bandeja de entrada" in html
+
+
+def test_staff_messages_past_the_retention_period_are_purged(cast: Any) -> None:
+    from conversations.retention import conversations_purge_expired
+
+    conversation, _ = _web_conversation_of_alice(cast)
+    old = inbox_services.conversation_reply(
+        conversation_id=conversation.pk, user=cast.cm_a, body="old", idempotency_key="o"
+    )
+    inbox_services.conversation_reply(conversation_id=conversation.pk, user=cast.cm_a, body="new", idempotency_key="n")
+    StaffMessage.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=400))
+    result = conversations_purge_expired(now=timezone.now())
+    assert result["staff_messages"] == 1
+    assert list(StaffMessage.objects.values_list("body", flat=True)) == ["new"]
