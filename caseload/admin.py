@@ -301,7 +301,19 @@ class ConversationAdmin(ReadAuditedAdmin, ScopedReadOnlyAdmin):
 
     @admin.display(description="conversation")
     def short_id(self, conversation: Conversation) -> str:
-        return str(conversation.pk)[:8]
+        # Named by client, else "SMS …1234" / "Web chat, 3 Dec" (issue 18), linking to the inbox thread.
+        from caseload.inbox.selectors import conversation_label
+
+        link = getattr(conversation.contact, "client_link", None)
+        label = conversation_label(
+            channel=conversation.channel,
+            client_name=link.client.name if link else None,
+            last4=conversation.contact.phone_last4,
+            created_at=conversation.created_at,
+        )
+        return format_html(
+            '{} · <a href="{}">thread</a>', label, reverse("admin:caseload_inbox_thread", args=[conversation.pk])
+        )
 
     @admin.display(description="client")
     def client(self, conversation: Conversation) -> str:
@@ -707,3 +719,6 @@ class DashboardAdmin(_PageAdmin):
         # Shown as a document only: no scripts, forms or same-origin access from the report.
         response["Content-Security-Policy"] = "sandbox"
         return response
+
+
+from caseload.inbox import admin as _inbox_admin  # noqa: E402, F401 - registers the inbox page and the site titles

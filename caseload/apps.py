@@ -24,3 +24,4 @@ class CaseloadConfig(AppConfig):
         register_sms_command("stop_sharing", phone_links.stop_sharing_command)
         register_sms_command("erase", sms_keywords.delete_command)
         register_sms_command("caseload_yes", sms_keywords.yes_command)
+        signals.register_office_hours()

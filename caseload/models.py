@@ -13,7 +13,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from conversations.models import Contact, OutboundMessage, Turn
+from conversations.models import Contact, Conversation, OutboundMessage, Turn
 
 
 class Client(models.Model):
@@ -127,3 +127,73 @@ class Dashboard(Turn):
         default_permissions = ()
         verbose_name = "dashboard"
         verbose_name_plural = "dashboard"
+
+
+class CrisisHandled(models.Model):
+    """When a staff member last marked a conversation's crisis handled: crisis turns up to then no longer lead the inbox.
+
+    A later crisis turn opens the crisis tier again (the mark only covers what was seen).
+    """
+
+    conversation = models.OneToOneField(
+        "conversations.Conversation", on_delete=models.CASCADE, primary_key=True, related_name="crisis_handled"
+    )
+    handled_at = models.DateTimeField()
+    handled_by = models.CharField(max_length=150)
+
+    class Meta:
+        verbose_name = "crisis handled mark"
+
+    def __str__(self) -> str:
+        return f"crisis handled {self.handled_at:%Y-%m-%d %H:%M}"
+
+
+class Alert(models.Model):
+    """One alert about a conversation that needs a person, recorded once per event (its `key` is unique).
+
+    Audience: the assigned case manager (`user`), else the on-call group; escalations go to supervisors.
+    An alert is open until the conversation no longer needs a person for that reason (`resolved_at`).
+    """
+
+    class Kind(models.TextChoices):
+        CRISIS = "crisis", "Crisis"
+        ASKED_FOR_PERSON = "asked_for_person", "Asked for a person"
+        APPROVAL_WAITING = "approval_waiting", "Reply waiting for approval"
+        UNANSWERED = "unanswered", "Unanswered message in a staff thread"
+        SLA_BREACH = "sla_breach", "Approval past the service level"
+        CRISIS_UNHANDLED = "crisis_unhandled", "Crisis not handled in time"
+
+    class Audience(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned case manager"
+        ONCALL = "oncall", "On-call group"
+        SUPERVISORS = "supervisors", "Supervisors"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    key = models.CharField(max_length=200, unique=True, help_text="kind:conversation:event — one alert per event")
+    conversation = models.ForeignKey("conversations.Conversation", on_delete=models.CASCADE, related_name="alerts")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    audience = models.CharField(max_length=12, choices=Audience.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="caseload_alerts"
+    )
+    event_at = models.DateTimeField(help_text="when the thing alerted about happened")
+    created_at = models.DateTimeField()
+    emailed_to = models.PositiveSmallIntegerField(default=0, help_text="how many addresses the email went to")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["resolved_at", "audience"], name="alert_open_idx")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} → {self.audience}"
+
+
+class Inbox(Conversation):
+    """Admin handle for the case-manager inbox (/admin/caseload/inbox/): conversations that need a person."""
+
+    class Meta:
+        proxy = True
+        default_permissions = ()
+        verbose_name = "inbox"
+        verbose_name_plural = "inbox"

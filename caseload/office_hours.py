@@ -134,3 +134,24 @@ def configured_office_hours() -> OfficeHours:
 def human_request_notice_now(language: str, now: datetime) -> str:
     """The notice with the configured hours: the provider caseload registers with the workflow."""
     return human_request_notice(language=language, now=now, hours=configured_office_hours())
+
+
+def office_minutes_between(start: datetime, end: datetime, hours: OfficeHours) -> float:
+    """Minutes of office time between two moments: the approval service level only runs while the office is open."""
+    if end <= start:
+        return 0.0
+    local_start, local_end = start.astimezone(hours.tz), end.astimezone(hours.tz)
+    total = 0.0
+    day = local_start.date()
+    # Bounded: a waiting period longer than a few weeks is past any service level anyway.
+    for _ in range(min((local_end.date() - day).days + 1, 60)):
+        for weekday, opens, closes in hours.windows:
+            if weekday != day.weekday():
+                continue
+            window_start = datetime.combine(day, opens, tzinfo=hours.tz)
+            window_end = datetime.combine(day, closes, tzinfo=hours.tz)
+            overlap = (min(window_end, local_end) - max(window_start, local_start)).total_seconds()
+            if overlap > 0:
+                total += overlap / 60
+        day += timedelta(days=1)
+    return total

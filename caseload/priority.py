@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from enum import IntEnum
 from typing import Any, Final
 
 from django.db.models import (
@@ -123,6 +124,13 @@ def priority_explain(inputs: PriorityInputs, *, today: date) -> Priority:
     return Priority(score=sum(driver.points for driver in drivers), drivers=tuple(drivers))
 
 
+def crisis_not_handled() -> Q:
+    """Turns whose crisis no staff member has marked handled since (a Turn filter): only these count as open."""
+    return Q(conversation__crisis_handled__isnull=True) | Q(
+        created_at__gt=F("conversation__crisis_handled__handled_at")
+    )
+
+
 def _client_turns() -> QuerySet[Turn]:
     return Turn.objects.filter(conversation__contact__client_link__client=OuterRef("pk"))
 
@@ -153,8 +161,13 @@ def annotate_priority(queryset: QuerySet[Any], *, now: datetime) -> QuerySet[Any
         .filter(~Exists(answered_after))
     )
     annotated = queryset.annotate(
-        p_crisis_72h=Exists(turns.exclude(crisis="none").filter(created_at__gte=now - CRISIS_RECENT)),
-        p_crisis_7d=Exists(turns.exclude(crisis="none").filter(created_at__gte=now - CRISIS_WEEK)),
+        # A crisis a staff member marked handled no longer scores (it did for 72 h before the tiers).
+        p_crisis_72h=Exists(
+            turns.exclude(crisis="none").filter(crisis_not_handled(), created_at__gte=now - CRISIS_RECENT)
+        ),
+        p_crisis_7d=Exists(
+            turns.exclude(crisis="none").filter(crisis_not_handled(), created_at__gte=now - CRISIS_WEEK)
+        ),
         p_asked_for_person=Exists(
             Conversation.objects.filter(
                 contact__client_link__client=OuterRef("pk"), needs_human=True, needs_human_reason="asked_for_human"
@@ -209,3 +222,47 @@ def inputs_of(client: Any) -> PriorityInputs:
         missed_appointment=bool(client.p_missed),
         release_date=client.release_date,
     )
+
+
+# --- tiers: who comes first in the inbox -------------------------------------------------------
+# The score above mixes drivers, so "released 10 days ago + asked for a person + one pending reply"
+# (60) could outrank a crisis (50). Tiers are strict instead: a lower tier always comes first, and
+# the score only orders conversations inside the last tier. Read top to bottom, like graph.py.
+
+
+class Tier(IntEnum):
+    OPEN_CRISIS = 0  # a crisis turn nobody has marked handled: newest crisis first, then longest waiting
+    ASKED_FOR_PERSON = 1  # asked for a human, flag not yet answered: longest waiting first
+    APPROVAL_WAITING = 2  # replies waiting for approval: longest waiting first
+    OTHER = 3  # unanswered staff threads and other flags: the client's score, then longest waiting
+
+
+TIER_LABELS: Final = {
+    Tier.OPEN_CRISIS: "open crisis",
+    Tier.ASKED_FOR_PERSON: "asked for a person",
+    Tier.APPROVAL_WAITING: "reply waiting for approval",
+    Tier.OTHER: "needs a reply",
+}
+
+
+def conversation_tier(*, open_crisis: bool, asked_for_person: bool, pending_replies: int) -> Tier:
+    """The tier of one conversation from its facts (the inbox's database CASE mirrors this; a test checks)."""
+    if open_crisis:
+        return Tier.OPEN_CRISIS
+    if asked_for_person:
+        return Tier.ASKED_FOR_PERSON
+    if pending_replies:
+        return Tier.APPROVAL_WAITING
+    return Tier.OTHER
+
+
+def tier_sort_key(
+    *, tier: Tier, crisis_at: datetime | None, waiting_since: datetime | None, score: int = 0
+) -> tuple[Any, ...]:
+    """Sort key inside and across tiers (ascending sort): tier, then the tier's own order."""
+    waiting = waiting_since.timestamp() if waiting_since else float("inf")
+    if tier == Tier.OPEN_CRISIS:
+        return (int(tier), -(crisis_at.timestamp() if crisis_at else 0.0), waiting)
+    if tier == Tier.OTHER:
+        return (int(tier), -score, waiting)
+    return (int(tier), waiting)

@@ -54,3 +54,11 @@ def register_human_request_notice() -> None:
     from caseload.office_hours import human_request_notice_now
 
     extensions.register_human_request_notice(human_request_notice_now)
+
+
+def register_office_hours() -> None:
+    """Give the workflow the configured office hours (the acknowledgement says when to expect an answer)."""
+    from caseload.office_hours import configured_office_hours
+    from conversations.workflow import approval
+
+    approval.register_office_hours(configured_office_hours)

@@ -7,10 +7,11 @@ class ConversationsConfig(AppConfig):
 
     def ready(self):
         # The layers below the channels (services, workflow) may not import them: the channels plug in.
-        from conversations import services
+        from conversations import services, staff
         from conversations.sms.outbox import turn_outbound_put
         from conversations.web.events import publish_progress
         from conversations.workflow import extensions
 
         extensions.register_progress_listener(publish_progress)
         services.outbound_writer_register("sms", turn_outbound_put)
+        services.turn_finished_listener_register(staff.inbox_notify_on_commit)

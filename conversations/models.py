@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -277,3 +278,36 @@ class InboundSms(models.Model):
 
     def __str__(self) -> str:
         return f"inbound {self.outcome} {self.message_sid[-6:]}"
+
+
+class StaffMessage(models.Model):
+    """A case manager's own message in a conversation (web or SMS): who wrote it, when, and its SMS outbox row.
+
+    The person's page shows it marked as from a case manager with the author's first name only
+    (`author_first_name`, copied at write time so a later rename or deletion does not rewrite history).
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="staff_messages")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="staff_messages"
+    )
+    author_first_name = models.CharField(max_length=60, blank=True)
+    channel = models.CharField(max_length=8, choices=CHANNELS)
+    body = models.TextField()
+    outbound = models.OneToOneField(
+        OutboundMessage, on_delete=models.SET_NULL, null=True, blank=True, related_name="staff_message"
+    )
+    idempotency_key = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # A double-click or a retried form post carries the same key: one message, never two.
+            models.UniqueConstraint(fields=["conversation", "idempotency_key"], name="staff_message_idempotency"),
+        ]
+        indexes = [models.Index(fields=["conversation", "created_at"], name="staff_message_timeline_idx")]
+        ordering = ["conversation", "created_at"]
+
+    def __str__(self) -> str:
+        return f"staff message {str(self.id)[:8]}"

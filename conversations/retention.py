@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
 from audit.services import audit_event_record
-from conversations.models import Contact, Conversation, InboundSms, NodeRun, OutboundMessage, Turn
+from conversations.models import Contact, Conversation, InboundSms, NodeRun, OutboundMessage, StaffMessage, Turn
 from conversations.workflow import engine
 
 logger = logging.getLogger(__name__)
@@ -58,17 +58,20 @@ def conversations_purge_expired(*, now: datetime, dry_run: bool = False) -> dict
     outbound = OutboundMessage.objects.filter(created_at__lt=cutoff).exclude(status__in=_IN_FLIGHT)
     inbound = InboundSms.objects.filter(received_at__lt=cutoff)
     turns = Turn.objects.filter(created_at__lt=cutoff)
+    staff = StaffMessage.objects.filter(created_at__lt=cutoff)  # case managers' messages are content too (#18)
     counts = {
         "turns": turns.count(),
         "node_runs": NodeRun.objects.filter(turn__created_at__lt=cutoff).count(),
         "outbound_messages": outbound.count(),
         "inbound_sms": inbound.count(),
+        "staff_messages": staff.count(),
     }
     if dry_run:
         counts["empty_conversations"] = _empty_conversations(cutoff).count()
         counts["empty_contacts"] = _empty_contacts(cutoff).count()
         return {**counts, "cutoff": cutoff.isoformat(), "dry_run": True}
     # Children first: outbound/inbound rows point at turns with SET NULL, cheaper to delete them first.
+    _delete_in_batches(staff)  # before outbound: a staff message points at its outbox row
     _delete_in_batches(outbound)
     _delete_in_batches(inbound)
     _delete_in_batches(turns)  # NodeRuns go with their turn (CASCADE)

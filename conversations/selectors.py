@@ -5,9 +5,11 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
+from django.db.models import QuerySet
+
 from conversations import crypto
 from conversations.errors import BadToken, UnknownConversation, UnknownTurn
-from conversations.models import Conversation, Turn
+from conversations.models import Conversation, OutboundMessage, StaffMessage, Turn
 
 
 def conversation_get_authorized(*, conversation_id: object, token: str | None) -> Conversation:
@@ -120,3 +122,69 @@ def turn_payload(turn: Turn, *, node_runs: list[Any] | None = None) -> dict[str,
         "llm": {"calls": turn.llm_calls, "cost_usd": float(turn.cost_usd)},
         "created_at": turn.created_at.isoformat() if turn.created_at else None,
     }
+
+
+def conversation_timeline(*, conversation: Conversation, staff: QuerySet[StaffMessage] | None = None) -> list[dict]:
+    """Person, Pathways and staff messages oldest first: `{author, text, created_at, turn_id[, from_name]}`.
+
+    Pathways' side is what reached the person: the web reply, or on SMS the outbox rows that went out
+    (a reply still waiting for approval is not shown as said).
+    """
+    items: list[tuple[Any, int, dict[str, Any]]] = []
+    turns = list(
+        Turn.objects.filter(conversation=conversation)
+        .order_by("seq")
+        .values("id", "redacted_text", "reply", "created_at", "finished_at", "channel", "status")
+    )
+    for turn in turns:
+        items.append(
+            (
+                turn["created_at"],
+                0,
+                {
+                    "author": "person",
+                    "text": turn["redacted_text"],
+                    "created_at": turn["created_at"],
+                    "turn_id": str(turn["id"]),
+                },
+            )
+        )
+        if turn["channel"] == "web" and turn["reply"]:
+            at = turn["finished_at"] or turn["created_at"]
+            items.append(
+                (at, 1, {"author": "pathways", "text": turn["reply"], "created_at": at, "turn_id": str(turn["id"])})
+            )
+    if conversation.channel == "sms":
+        sent = OutboundMessage.objects.filter(
+            conversation=conversation,
+            status__in=[
+                OutboundMessage.Status.SENDING,
+                OutboundMessage.Status.SENT,
+                OutboundMessage.Status.DELIVERED,
+            ],
+            staff_message__isnull=True,
+        ).values("turn_id", "body", "sent_at", "created_at")
+        for row in sent:
+            at = row["sent_at"] or row["created_at"]
+            turn_id = str(row["turn_id"]) if row["turn_id"] else None
+            items.append((at, 1, {"author": "pathways", "text": row["body"], "created_at": at, "turn_id": turn_id}))
+    staff_rows = staff if staff is not None else StaffMessage.objects.filter(conversation=conversation)
+    for row in staff_rows.values("id", "body", "created_at", "author_first_name"):
+        items.append(
+            (
+                row["created_at"],
+                2,
+                {
+                    "author": "staff",
+                    "text": row["body"],
+                    "created_at": row["created_at"],
+                    "turn_id": None,
+                    "from_name": row["author_first_name"],
+                    "id": str(row["id"]),
+                },
+            )
+        )
+    items.sort(key=lambda item: (item[0], item[1]))
+    return [
+        {**payload, "created_at": payload["created_at"].isoformat().replace("+00:00", "Z")} for _, _, payload in items
+    ]

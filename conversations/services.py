@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Protocol, cast
@@ -265,6 +266,15 @@ def outbound_writer_register(channel: str, writer: OutboundWriter) -> None:
     _outbound_writers[channel] = writer
 
 
+_turn_finished_listeners: list[Callable[[object, str], None]] = []
+
+
+def turn_finished_listener_register(listener: Callable[[object, str], None]) -> None:
+    """Be told (conversation id, reason) after each finished turn: the staff inbox refreshes live."""
+    if listener not in _turn_finished_listeners:
+        _turn_finished_listeners.append(listener)
+
+
 def turn_finalize(turn: Turn) -> None:
     """Apply the delivery plan of a finished turn inside the engine's final checkpoint transaction.
 
@@ -312,6 +322,8 @@ def turn_finalize(turn: Turn) -> None:
     if turn.language in ("en", "es") and conversation.language != turn.language:
         conversation.language = turn.language
     conversation.save(update_fields=["needs_human", "needs_human_reason", "language", "updated_at"])
+    for listener in _turn_finished_listeners:  # the staff inbox (conversations.staff), registered in apps
+        listener(conversation.pk, "turn_finished")
     audit_event_record(
         action="turn.escalated" if plan.escalated else "turn.finished",
         actor="system",

@@ -15,6 +15,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from caseload.inbox.routing import websocket_urlpatterns as inbox_websocket_urlpatterns  # noqa: E402
 from conversations.web.routing import websocket_urlpatterns  # noqa: E402
 from toolserver.http import McpHttpApp, is_mcp_path  # noqa: E402
 
@@ -42,6 +43,7 @@ async def http_app(scope: dict, receive: object, send: object) -> None:
 application = ProtocolTypeRouter(
     {
         "http": http_app,
-        "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
+        # The staff inbox socket authenticates by the admin session; the chat's socket by its conversation token.
+        "websocket": AllowedHostsOriginValidator(URLRouter([*websocket_urlpatterns, *inbox_websocket_urlpatterns])),
     }
 )

@@ -256,6 +256,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "outreach-reminders-dispatch": {"task": "outreach.reminders_dispatch", "schedule": 60.0},
     # Public need counts: aggregate tables rebuilt hourly; /stats/ reads only those.
     "publicstats-rollup": {"task": "publicstats.rollup", "schedule": crontab(minute=15)},
+    # Alerts: conversations that need a person, approvals past APPROVAL_SLA_MINUTES, unhandled crises.
+    # Every 30 s, so an alert goes out within 60 s of its event; each alert is recorded once.
+    "caseload-alerts-check": {"task": "caseload.alerts_check", "schedule": 30.0},
     "resume-stale-turns": {
         "task": "conversations.resume_stale_turns",
         "schedule": 60.0,
@@ -303,19 +306,30 @@ CORPUS_CONFIDENCE_FLOOR = env_float("CORPUS_CONFIDENCE_FLOOR", default=0.0, mini
 CORPUS_INTAKE_NEED = "conversations.workflow.understanding:need_for_question"
 RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", default=10.0, minimum=0.5)
 RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
-# Partner notifications (change request approved/rejected). Console by default: set an SMTP backend
-# (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS) to really send.
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Pathways <no-reply@localhost>")
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
-EMAIL_PORT = env_int("EMAIL_PORT", default=25, minimum=1)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 # When case managers answer; drives the "a person will reply …" wording after hours (see caseload).
 OFFICE_HOURS = env_str("OFFICE_HOURS", "Mon-Fri 09:00-17:00 America/Chicago")
 # How people know the case managers' organization: "Reply YES to let your case manager at <name> see your messages".
 ORGANIZATION_NAME = env_str("ORGANIZATION_NAME", "Pathways")
+# The human loop (issue 18): how long a reply may wait for approval in office hours before supervisors
+# are alerted, what happens to replies after hours, and how long an open crisis may stay unhandled.
+APPROVAL_SLA_MINUTES = env_int("APPROVAL_SLA_MINUTES", default=30, minimum=1)
+AFTER_HOURS_POLICY = env_str("AFTER_HOURS_POLICY", "hold")
+if AFTER_HOURS_POLICY not in ("hold", "send_audited"):
+    raise ImproperlyConfigured(f"AFTER_HOURS_POLICY must be hold or send_audited, got {AFTER_HOURS_POLICY!r}")
+CRISIS_ESCALATION_MINUTES = env_int("CRISIS_ESCALATION_MINUTES", default=10, minimum=1)
+# Staff alerts and partner notices go out through Django's email framework: the console by default, SMTP
+# when EMAIL_HOST is set.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend",
+)
+if EMAIL_HOST:
+    EMAIL_PORT = env_int("EMAIL_PORT", default=587, minimum=1)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Pathways <no-reply@localhost>")
 TURN_DEADLINE_SECONDS = env_float("TURN_DEADLINE_SECONDS", default=30.0, minimum=1.0)
 RETENTION_DAYS = env_int("RETENTION_DAYS", default=180, minimum=1)
 MAP_TILE_URL = env_str("MAP_TILE_URL", "https://tile.openstreetmap.org/{z}/{x}/{y}.png")

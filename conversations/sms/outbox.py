@@ -25,6 +25,7 @@ from conversations.errors import ConversationError
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason, UnknownOutbound
 from conversations.sms.gateway import OPTED_OUT_CODE
+from conversations.workflow import approval
 from conversations.workflow.delivery import Outbound
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ Kind = OutboundMessage.Kind
 
 OPT_OUT_CONFIRMATION: Final = "opt_out_confirmation"
 SEND_TASK: Final = "conversations.outbound_send"
+ACK_PURPOSE: Final = "approval_ack"
 
 # Statuses a delivery report may move a message between, in the order they happen.
 _DELIVERY_RANK: Final = {
@@ -119,15 +121,56 @@ def outbox_put(
 
 
 def turn_outbound_put(*, conversation: Conversation, turn: Turn, outbound: Outbound) -> OutboundMessage:
-    """Write the message a turn's delivery plan asks for (conversations.services calls this for SMS turns)."""
-    return outbox_put(
+    """Write the message a turn's delivery plan asks for (conversations.services calls this for SMS turns).
+
+    A reply that starts waiting for a case manager is followed at once by the acknowledgement,
+    once per waiting period, so the person is never left in silence.
+    """
+    message = outbox_put(
         conversation=conversation,
         turn=turn,
         body=outbound.body,
         kind=outbound.kind,
         status=outbound.status,
         crisis=outbound.crisis,
+        actor="after_hours_policy" if outbound.unreviewed else "system",
     )
+    acknowledge_waiting(conversation=conversation, message=message, language=turn.language)
+    return message
+
+
+def acknowledgement_due(*, conversation_id: object, exclude_message_id: object) -> bool:
+    """Once per waiting period: no acknowledgement since the last message that reached the person, and
+    no other reply already waiting (the person was told when the first one started waiting)."""
+    Status = OutboundMessage.Status
+    rows = OutboundMessage.objects.filter(conversation_id=conversation_id).exclude(pk=exclude_message_id)
+    if rows.filter(status=Status.PENDING_APPROVAL).exists():
+        return False
+    last_reached = (
+        rows.exclude(purpose=ACK_PURPOSE)
+        .filter(status__in=[Status.APPROVED, Status.SENDING, Status.SENT, Status.DELIVERED])
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    acks = rows.filter(purpose=ACK_PURPOSE)
+    if last_reached is not None:
+        acks = acks.filter(created_at__gt=last_reached)
+    return not acks.exists()
+
+
+def acknowledge_waiting(
+    *, conversation: Conversation, message: OutboundMessage, language: str, now: datetime | None = None
+) -> OutboundMessage | None:
+    """Queue the acknowledgement for a reply that now waits for approval, once per waiting period."""
+    if message.status != Status.PENDING_APPROVAL:
+        return None
+    if not acknowledgement_due(conversation_id=conversation.pk, exclude_message_id=message.pk):
+        return None
+    text = approval.acknowledgement_text(
+        language=language, now=now or timezone.now(), hours=approval.office_hours(), sla_minutes=approval.sla_minutes()
+    )
+    return outbox_put(conversation=conversation, body=text, kind=Kind.NOTICE, purpose=ACK_PURPOSE)
 
 
 def outbox_dispatch(*, message_id: str) -> None:

@@ -93,3 +93,17 @@ def publish_progress(conversation_id: str, payload: dict[str, Any]) -> None:
         )
     except RuntimeError:  # the loop closed between the check and the call (process shutting down)
         logger.warning("progress event not delivered for conversation %s", conversation_id)
+
+
+def publish_group(group: str, message: dict[str, Any]) -> None:
+    """Queue one notify-only message for any channel-layer group (e.g. the staff inbox); best effort like progress."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    loop = _target()
+    with _lock:
+        progress = _queues.setdefault(loop, _ProgressQueue())
+    try:
+        loop.call_soon_threadsafe(progress.push, layer, group, message)
+    except RuntimeError:  # the loop closed between the check and the call (process shutting down)
+        logger.warning("event not delivered to %s", group)

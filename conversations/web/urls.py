@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from conversations.web import api, views
+from conversations.web import api, timeline, views
 
 urlpatterns = [
     path("", views.chat, name="chat"),
@@ -22,6 +22,11 @@ urlpatterns = [
         "api/v1/conversations/<uuid:conversation_id>/consent", views.ConsentView.as_view(), name="conversation-consent"
     ),
     path("api/v1/conversations/<uuid:conversation_id>/turns/", api.TurnCreateView.as_view(), name="turn-create"),
+    path(
+        "api/v1/conversations/<uuid:conversation_id>/messages/",
+        timeline.ConversationMessagesView.as_view(),
+        name="conversation-messages",
+    ),
     path("api/v1/turns/<uuid:turn_id>/", api.TurnDetailView.as_view(), name="turn-detail"),
     path("api/v1/turns/<uuid:turn_id>/events", api.turn_events, name="turn-events"),
 ]

@@ -70,6 +70,7 @@ def _catalog() -> dict[str, str]:
         "help_now": _("Help is available now"),
         "reply_ready": _("New reply from Pathways."),
         "human_mode": _("A case manager is handling this conversation and will answer here."),
+        "staff_from": _("Case manager {name}"),
         "failed": _("Sorry, something went wrong with this answer. Please try again, or call 211 for help."),
         "err.rate_limited": _(
             "You are sending messages faster than we can answer. Please wait a minute, then press Send again. Your message is still in the box."

@@ -27,6 +27,7 @@ class Outbound:
     kind: Literal["reply", "crisis"]
     status: Literal["suggested", "pending_approval", "approved"]
     crisis: bool
+    unreviewed: bool = False  # sent after hours without review (AFTER_HOURS_POLICY=send_audited)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class DeliveryPlan:
     # suppresses the row, and then nothing waits).
     awaits_approval: bool
     mode: str
+    # AFTER_HOURS_POLICY=send_audited: an audited reply went out after hours, labelled as unreviewed.
+    unreviewed: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,13 +65,17 @@ def delivery_plan(
     channel: str,
     mode: str,
     require_approval: bool,
+    fixed_text: bool = False,
+    unreviewed_label: str = "",
 ) -> DeliveryPlan:
     """Decide how the turn's reply reaches the person.
 
     A crisis handoff always goes at once, in every mode and without approval: nobody waits for a
     case manager to get the number to call. In human mode a case manager has the conversation, so
     any other reply becomes their suggestion (by SMS a `suggested` outbox row they may approve).
-    Otherwise an SMS reply waits for approval when SMS_REQUIRE_APPROVAL is on; web replies show at once.
+    Otherwise an SMS reply waits for approval when SMS_REQUIRE_APPROVAL is on, except a fixed text
+    with nothing generated in it (`fixed_text`), and except after hours under send_audited, when
+    an audited reply goes out with `unreviewed_label` in front; web replies show at once.
     """
     crisis = delivery == "crisis"
     escalated = delivery in ("crisis", "handoff")
@@ -80,17 +87,21 @@ def delivery_plan(
         reason = "asked_for_human"
     suggestion = None
     outbound = None
+    unreviewed = False
     if mode == HUMAN_MODE and not crisis:
         suggestion, reply, status = reply, "", "waiting_approval"
         if channel == "sms":
             outbound = Outbound(body=suggestion, kind=OUTBOUND_REPLY, status="suggested", crisis=False)
     elif channel == "sms":
-        needs_approval = require_approval and not crisis
+        needs_approval = require_approval and not crisis and not fixed_text
+        if needs_approval and unreviewed_label:
+            needs_approval, unreviewed, reply = False, True, f"{unreviewed_label}\n{reply}"
         outbound = Outbound(
             body=reply,
             kind=OUTBOUND_CRISIS if crisis else OUTBOUND_REPLY,
             status="pending_approval" if needs_approval else "approved",
             crisis=crisis,
+            unreviewed=unreviewed,
         )
     return DeliveryPlan(
         status=status,
@@ -102,4 +113,5 @@ def delivery_plan(
         outbound=outbound,
         awaits_approval=outbound is not None and outbound.status == "pending_approval",
         mode=mode,
+        unreviewed=unreviewed,
     )

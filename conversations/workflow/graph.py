@@ -75,8 +75,8 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "legal_advice",
         "revisions",
     ),
-    "send": ("draft", "channel", "mode"),
-    "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources", "mode"),
+    "send": ("draft", "channel", "mode", "audit", "language"),
+    "escalate": ("handoff_category", "escalation_reason", "language", "channel", "crisis", "resources", "mode", "plan"),
 }
 
 NODES: Final = tuple(NODE_READS)

@@ -24,7 +24,7 @@ from audit.claims import Statement, language_of, quote_in, sentences_of
 from audit.types import AuditContext, AuditResult, EvidenceRecord, Verdict
 from conversations import llm
 from conversations.hooks import apply_gate, handoff_for
-from conversations.workflow import extensions, intake_rules, templates
+from conversations.workflow import approval, extensions, intake_rules, templates
 from conversations.workflow.delivery import delivery_plan
 from conversations.workflow.graph import MAX_AUDIT_REVISIONS
 from conversations.workflow.understanding import understand
@@ -638,7 +638,15 @@ def audit(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
 # --- send and escalate ------------------------------------------------------------------------
 
 
-def _plan(reply: str, delivery: Literal["reply", "handoff", "crisis"], view: Mapping[str, Any], category: Any) -> Any:
+def _plan(
+    reply: str,
+    delivery: Literal["reply", "handoff", "crisis"],
+    view: Mapping[str, Any],
+    category: Any,
+    *,
+    fixed_text: bool = False,
+    unreviewed_label: str = "",
+) -> Any:
     return delivery_plan(
         reply=reply,
         delivery=delivery,
@@ -646,13 +654,27 @@ def _plan(reply: str, delivery: Literal["reply", "handoff", "crisis"], view: Map
         channel=view["channel"] or "web",
         mode=view["mode"] or "navigator",
         require_approval=bool(_settings().SMS_REQUIRE_APPROVAL),
+        fixed_text=fixed_text,
+        unreviewed_label=unreviewed_label,
     ).as_json()
+
+
+def _unreviewed_label(audit: Mapping[str, Any] | None, language: str) -> str:
+    """After hours under AFTER_HOURS_POLICY=send_audited, the label an audited SMS reply goes out with."""
+    unreviewed = approval.after_hours_unreviewed(
+        state={"delivery": "reply", "audit": audit or {}},
+        now=timezone.now(),
+        hours=approval.office_hours(),
+        policy=str(getattr(_settings(), "AFTER_HOURS_POLICY", "hold")),
+    )
+    return approval.UNREVIEWED_LABEL.get(language, approval.UNREVIEWED_LABEL["en"]) if unreviewed else ""
 
 
 def send(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     """Fix the reply and plan its delivery (web at once, SMS through the approval outbox); finalize applies the plan."""
     reply = str(view["draft"] or "")
-    plan = _plan(reply, "reply", view, None)
+    label = _unreviewed_label(view["audit"], view["language"] or "en")
+    plan = _plan(reply, "reply", view, None, unreviewed_label=label if view["channel"] == "sms" else "")
     return NodeResult(
         "ok",
         {"reply": reply, "delivery": "reply", "delivery_plan": plan},
@@ -689,7 +711,11 @@ def escalate(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
         "reason": view["escalation_reason"] or category,
     }
     delivery: Literal["handoff", "crisis"] = "crisis" if crisis != "none" else "handoff"
-    plan = _plan(reply, delivery, view, view["handoff_category"])
+    # A fixed text with nothing generated in it (no release plan appended) needs no approval.
+    fixed_text = approval.fixed_text_without_approval(
+        {"delivery": delivery, "handoff": handoff_json, "plan": view["plan"]}
+    )
+    plan = _plan(reply, delivery, view, view["handoff_category"], fixed_text=fixed_text)
     return NodeResult(
         "ok",
         {"reply": reply, "handoff": handoff_json, "delivery": delivery, "delivery_plan": plan},

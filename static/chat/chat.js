@@ -21,6 +21,9 @@
   var early = {};              // progress events that arrived before the POST answered
   var pending = null;          // {text, id}: a resend of the same text reuses its message id
   var sending = false;
+  var staffShown = {};         // staff message id -> true: case managers' messages already on the page
+  var staffTimer = null, staffSyncing = false;
+  var STAFF_POLL_MS = 3000, STAFF_SAFETY_POLL_MS = 10000;
 
   function t(key) { return Object.prototype.hasOwnProperty.call(T, key) ? T[key] : key; }
 
@@ -94,6 +97,52 @@
     list.appendChild(item);
     scrollToEnd();
     return item;
+  }
+
+  function addStaff(message, before) {
+    if (staffShown[message.id]) { return; }
+    staffShown[message.id] = true;
+    var item = make("li", "msg staff");
+    item.setAttribute("data-staff", message.id);
+    item.appendChild(make("span", "who", t("staff_from").replace("{name}", message.from_name || "")));
+    var bubble = make("div", "bubble");
+    withPhoneLinks(bubble, message.text);
+    item.appendChild(bubble);
+    if (before) { list.insertBefore(item, before); } else { list.appendChild(item); scrollToEnd(); }
+    return item;
+  }
+
+  // Case managers' messages come from the timeline: placed before the person's next message on a
+  // reload, appended at the end when they arrive live (WebSocket event, or the poll without one).
+  function syncStaff() {
+    if (!session || staffSyncing) { return; }
+    staffSyncing = true;
+    var current = session.conversation_id;
+    api("GET", "conversations/" + current + "/messages/").then(function (result) {
+      if (!result.ok || !session || session.conversation_id !== current) { return; }
+      var timeline = result.data || [];
+      var fresh = false;
+      timeline.forEach(function (message, index) {
+        if (message.author !== "staff" || staffShown[message.id]) { return; }
+        var before = null;
+        for (var next = index + 1; next < timeline.length && !before; next++) {
+          if (timeline[next].author === "person" && timeline[next].turn_id) {
+            before = list.querySelector('[data-user-turn="' + timeline[next].turn_id + '"]');
+          }
+        }
+        addStaff(message, before);
+        if (!before) { fresh = true; announce(t("staff_from").replace("{name}", message.from_name || "") + ": " + message.text); }
+      });
+      if (fresh) { scrollToEnd(); }
+    }).catch(function () { /* the next poll tries again */ }).then(function () { staffSyncing = false; });
+  }
+
+  function scheduleStaffPoll() {
+    window.clearTimeout(staffTimer);
+    staffTimer = window.setTimeout(function () {
+      if (session && consented()) { syncStaff(); }
+      scheduleStaffPoll();
+    }, socketOpen ? STAFF_SAFETY_POLL_MS : STAFF_POLL_MS);
   }
 
   function isNumber(value) { return typeof value === "string" && /\d/.test(value) && /^[\d\s\-().+]{3,}$/.test(value.trim()); }
@@ -418,6 +467,7 @@
   }
 
   function onProgress(event) {
+    if (event && event.event === "staff_message") { syncStaff(); return; }
     if (!event || event.type !== "progress" || !event.turn_id) { return; }
     var watcher = watchers[event.turn_id];
     if (!watcher) { early[event.turn_id] = event; return; }
@@ -507,13 +557,14 @@
     watchers = {};
     early = {};
     list.textContent = "";
+    staffShown = {};
     progress.textContent = "";
     clearError();
   }
 
   function renderHistory(turns) {
     (turns || []).forEach(function (turn) {
-      addUser(turn.redacted_text, false);
+      addUser(turn.redacted_text, false).setAttribute("data-user-turn", turn.turn_id);
       if (turn.status === "running") { watch(turn.turn_id); } else { renderTurn(turn); }
     });
   }
@@ -527,6 +578,7 @@
         renderHistory(result.data.turns);
         if (consented()) { hideNotice(); } else { showNotice(); }
         connectSocket();
+        syncStaff();
       } else {
         session = null;
         showNotice();
@@ -655,4 +707,5 @@
   }
   if (!navigator.onLine) { setOffline(true); }
   loadSession();
+  scheduleStaffPoll();
 }());

@@ -70,7 +70,15 @@ def test_production_refuses_to_start_and_names_the_variable(overrides: dict[str,
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("DEBUG", "maybe"), ("TURN_DEADLINE_SECONDS", "soon"), ("DJANGO_ENV", "prod")]
+    ("name", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("TURN_DEADLINE_SECONDS", "soon"),
+        ("DJANGO_ENV", "prod"),
+        ("AFTER_HOURS_POLICY", "send_everything"),
+        ("APPROVAL_SLA_MINUTES", "0"),
+        ("CRISIS_ESCALATION_MINUTES", "soon"),
+    ],
 )
 def test_odd_values_fail_loudly(name: str, value: str) -> None:
     result = _run({name: value})

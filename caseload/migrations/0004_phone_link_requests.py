@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('caseload', '0002_roles'),
+        ('caseload', '0003_inbox_alerts'),
         ('conversations', '0005_lean_turn_indexes'),
     ]
 
