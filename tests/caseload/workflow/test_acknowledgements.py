@@ -31,9 +31,7 @@ def _sms_turn(conversation: Conversation, text: str) -> Turn:
 
 
 def _acks(conversation: Conversation) -> list[OutboundMessage]:
-    return list(
-        OutboundMessage.objects.filter(conversation=conversation, purpose=ACK_PURPOSE).order_by("created_at")
-    )
+    return list(OutboundMessage.objects.filter(conversation=conversation, purpose=ACK_PURPOSE).order_by("created_at"))
 
 
 def test_the_acknowledgement_in_office_hours_names_the_service_level_and_211_and_988() -> None:
