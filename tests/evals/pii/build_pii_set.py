@@ -57,7 +57,13 @@ def build() -> None:
         text, spans = parse(marked)
         assert all(text[s["start"] : s["end"]] == s["value"] for s in spans)  # type: ignore[misc]
         rows.append(
-            {"id": f"pii-{i:03d}", "language": language, "split": "dev" if i % 4 == 0 else "test", "text": text, "pii": spans}
+            {
+                "id": f"pii-{i:03d}",
+                "language": language,
+                "split": "dev" if i % 4 == 0 else "test",
+                "text": text,
+                "pii": spans,
+            }
         )
     ordinary = []
     for i, (language, text) in enumerate(_lines(HERE / "hard_negatives.txt")):
