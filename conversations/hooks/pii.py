@@ -204,9 +204,9 @@ _ADDRESS_CONTEXT: Final = re.compile(
 _ADDRESS_NAME_FIRST: Final = re.compile(
     r"\b(?:lives?\s+(?:on|at)|living\s+(?:on|at)|staying\s+(?:on|at)|corner\s+of|address\s+is|address:|moved\s+to|"
     r"sent\s+to|send\s+it\s+to|mail\s+it\s+to|located\s+at|return\s+to|is\s+at|meet\s+you\s+at|vivo\s+en|"
-    r"direcci[oó]n\s+es|domicilio\s+es|estoy\s+en|queda\s+en)\s+(?:the\s+|la\s+|el\s+)?"
+    r"direcci[oó]n\s+es|domicilio\s+es)\s+(?:the\s+|la\s+|el\s+)?"
     r"((?-i:[A-ZÀ-ÖØ-Þ\u0370-\u03ff])[\w'.\-]*(?:\s+(?:de|del|la|den|der|van|von|u\.|ul\.|ulica|utca|út|gate|"
-    r"(?-i:[A-ZÀ-ÖØ-Þ\u0370-\u03ff])[\w'.\-]*)){0,3}\s+\d{1,5}[A-Za-z]?)(?![\d:]|[.,]\d)",
+    r"(?-i:[A-ZÀ-ÖØ-Þ\u0370-\u03ff])[\w'.\-]*)){0,3}\s+\d{1,4}[A-Za-z]?)(?![\d:]|[.,]\d)",
     _I,
 )
 
@@ -438,12 +438,21 @@ _NER_BEFORE_PLACE: Final = re.compile(
     r"(?:\b(?:in|on|near|at|around|outside|downtown|off|en|de|del|cerca\s+de|st\.?|saint|san|santa)\s+(?:the\s+)?)$", _I
 )
 _NER_AFTER_PLACE: Final = re.compile(
-    r"^\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|county|co\.|tx|texas|unit|center|"
+    r"\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|county|co\.|tx|texas|unit|center|"
     r"centre|clinic|hospital|church|office|park|library|station|shelter|house|jail|prison|ministries|"
     r"university|college|school|foundation|inc|llc)\b",
     _I,
 )
 _NER_NOT_NAME: Final = re.compile(r"[A-Z]{2,6}|[A-Z]\.?|\W*|(?i:tex|gov|code|medicaid|medicare|snap|wic)\W*")
+
+
+_NER_PLACE_INSIDE: Final = re.compile(r"\d|\b(?:TX|Tex|Texas|County|Co)\b")
+# A capitalised word right after a placeholder or a street ("[ADDRESS], Austin", "Airline Dr Houston") is the city.
+_AFTER_PLACEHOLDER: Final = re.compile(
+    r"(?:\]|\b(?:st|street|dr|drive|ave|avenue|rd|road|blvd|ln|lane|ct|way|hwy|pkwy|fwy|trl|pl|loop|"
+    r"(?:unit|apt|suite|ste|#)\s*\w+))\.?\s*,?\s*$",
+    _I,
+)
 
 
 def _english(text: str, language: str | None) -> bool:
@@ -475,6 +484,8 @@ def _model_names(text: str) -> list[_Span]:
             continue
         if _NER_BEFORE_PLACE.search(text, max(0, start - 20), start) or _NER_AFTER_PLACE.match(text, end):
             continue
+        if _NER_PLACE_INSIDE.search(value) or _AFTER_PLACEHOLDER.search(text, max(0, start - 16), start):
+            continue  # "Austin TX 78702", "[ADDRESS], Dallas": a city, which the region lookup needs
         spans.append((start, end, "NAME"))
     return spans
 

@@ -28,7 +28,7 @@ _INTRO: Final = re.compile(
     re.IGNORECASE,
 )
 _RELATIONS: Final = (
-    r"(?:(?:po|parole|probation)\s+)?(?:officer|oficial|agent)|po|caseworker|case\s*manager|case\s*worker|lawyer|"
+    r"(?:(?:po|parole|probation)\s+)?(?:officer|agent)|po|caseworker|case\s*manager|case\s*worker|lawyer|"
     r"attorney|counselor|counsellor|sponsor|pastor|mentor|therapist|doctor|nurse|boss|supervisor|landlord|"
     r"mom|mother|mama|mamá|momma|dad|father|papa|papá|brother|bro|sister|sis|son|daughter|wife|husband|"
     r"boyfriend|girlfriend|fianc[eé]e?|partner|cousin|aunt|auntie|uncle|nephew|niece|grandma|grandmother|"
@@ -189,7 +189,7 @@ _FULL_NAME: Final = re.compile(
     r"([A-ZÀ-ÖØ-Þ][\w'\-]*[a-zß-öø-ÿ][\w'\-]*)"
 )
 _PLACE_AFTER: Final = re.compile(
-    r"^\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|lane|county|co|tx|texas|unit|center|centre|"
+    r"\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|lane|county|co|tx|texas|unit|center|centre|"
     r"clinic|hospital|church|office|park|library|station|shelter|house|jail|prison|ministries|university|"
     r"college|school|foundation|inc|llc|ltd|corp|company|high|middle|elementary|junior|memorial|health|"
     r"medical|baptist|methodist|catholic|lake|river|hills?|heights|city|square|plaza|mall|market|services?)\b",
@@ -260,6 +260,9 @@ def echo_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
     return [(m.start(), m.end()) for m in pattern.finditer(text)]
 
 
+_HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")
+
+
 def name_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names the cues point at."""
     spans: list[tuple[int, int]] = _full_names(text) + _cued_given(text)
@@ -274,6 +277,8 @@ def name_spans(text: str) -> list[tuple[int, int]]:
             if end > start:
                 spans.append((start, end))
     for m in _TITLE.finditer(text):
+        if _HOUSE_NUMBER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            continue  # "9101 Airline Dr Houston": Dr is the street type, Houston the city
         word = _WORD.match(text, m.end())
         # After a bare title only a capitalised word is a surname: "Officer said" is not a name.
         if word and word.group(0)[:1].isupper():
