@@ -1,4 +1,4 @@
-"""Benchmark the ingress hooks (crisis check + PII redaction) over both dev sets.
+"""Benchmark the ingress hooks (crisis check + PII redaction patterns) over both dev sets; the name model: bench_pii.py.
 
 Run from the repository root: `.venv/bin/python bench/bench_hooks.py [--rounds N]`. Writes
 bench/results/hooks.json and exits 1 when the per-message p95 exceeds the 2 ms target.
@@ -19,8 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conversations.evaluation.hooks_metrics import DEV_DIR, TARGETS, latency_metrics, load_jsonl  # noqa: E402
-from conversations.hooks import detect_crisis, redact  # noqa: E402 - needs the repo root on sys.path
+from conversations.evaluation.hooks_metrics import (  # noqa: E402
+    DEV_DIR,
+    TARGETS,
+    latency_metrics,
+    load_jsonl,
+    redact_patterns,
+)
+from conversations.hooks import detect_crisis  # noqa: E402 - needs the repo root on sys.path
 
 RESULTS = ROOT / "bench" / "results" / "hooks.json"
 
@@ -32,16 +38,16 @@ def main() -> int:
     texts = [r["text"] for r in load_jsonl(DEV_DIR / "crisis_dev.jsonl") + load_jsonl(DEV_DIR / "pii_dev.jsonl")]
     for text in texts:  # warm-up: first calls pay for regex caches and phonenumbers metadata
         detect_crisis(text)
-        redact(text)
+        redact_patterns(text)
     together = latency_metrics(texts, rounds=args.rounds)
     per_hook = {
         "detect_crisis": latency_metrics(texts, rounds=max(1, args.rounds // 5), hooks=(detect_crisis,)),
-        "redact": latency_metrics(texts, rounds=max(1, args.rounds // 5), hooks=(redact,)),
+        "redact": latency_metrics(texts, rounds=max(1, args.rounds // 5), hooks=(redact_patterns,)),
     }
     long_text = ("i got out last week and need a job, " * 560)[:20_000]
     began = time.thread_time()
     detect_crisis(long_text)
-    redact(long_text)
+    redact_patterns(long_text)
     long_ms = round((time.thread_time() - began) * 1000, 2)
     target = TARGETS["p95_ms_max"]
     result = {

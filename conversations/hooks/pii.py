@@ -17,10 +17,24 @@ import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberType
 
 from conversations.hooks.normalize import clean
+from conversations.hooks.pii_names import NOT_NAME_WORDS, echo_spans, name_spans
 
 __all__ = ["PII_TYPES", "Redaction", "redact"]
 
-PII_TYPES: Final = ("SSN", "PHONE", "DOB", "TDCJ", "SID", "ID", "EMAIL", "ADDRESS", "CARD", "NAME")
+PII_TYPES: Final = (
+    "SSN",
+    "PHONE",
+    "DOB",
+    "TDCJ",
+    "SID",
+    "ID",
+    "MEDICAID",
+    "MEDICARE",
+    "EMAIL",
+    "ADDRESS",
+    "CARD",
+    "NAME",
+)
 
 # Lower number wins an overlap: an email or card swallows the digits inside it, a keyword-anchored
 # TDCJ/SID number beats reading the same 7 digits as a local phone number.
@@ -30,6 +44,8 @@ _PRIORITY: Final = {
     "TDCJ": 2,
     "SID": 2,
     "ID": 2,
+    "MEDICAID": 2,
+    "MEDICARE": 2,
     "SSN": 3,
     "DOB": 4,
     "PHONE": 5,
@@ -41,16 +57,29 @@ _I: Final = re.IGNORECASE
 # Matches start only at a token start: otherwise a 20,000-letter "word" is rescanned from every
 # position and the search goes quadratic.
 _EMAIL: Final = re.compile(
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+ ?@ ?[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+"
-    r"|(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+\s*(?:\(at\)|\[at\]|\s+at\s+)\s*(?:gmail|yahoo|hotmail|outlook|icloud|aol|live|"
-    r"msn|att|sbcglobal|protonmail|ymail|comcast)\s*(?:\.|\(dot\)|\[dot\]|\s+dot\s+)\s*(?:com|net|org)\b",
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+ ?@ ?[A-Za-z0-9\-]+(?: ?\. ?[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9\-])",
+    _I,
+)
+# Spelled out to dodge filters or because the keyboard has no @: "jdoe at mycompany dot org",
+# "marcus dot j1985 at gmail dot com", "rosa arroba hotmail punto com". The domain must end in a
+# spelled dot and a known top-level domain, so "at home" or "at the office" never matches.
+_SPELLED_AT = r"(?:\s*(?:\(at\)|\[at\]|\{at\}|<at>)\s*|\s+(?:at|arroba)\s+|\s*@\s*)"
+_SPELLED_DOT = r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\(punto\)|\[punto\])\s*|\s+(?:dot|punto)\s+|\s?\.\s?)"
+_TLD = r"(?:com|net|org|edu|gov|mil|mx|us|io|info|biz|co|me|tx|es|uk|ca)"
+_SPELLED_EMAIL: Final = re.compile(
+    rf"(?<![\w.%+\-])[A-Za-z0-9_%+\-]+(?:(?:\s+(?:dot|punto)\s+|\.)[A-Za-z0-9_%+\-]+){{0,3}}"
+    rf"{_SPELLED_AT}[A-Za-z0-9\-]+(?:{_SPELLED_DOT}(?!{_TLD}\b)[A-Za-z0-9\-]+)?(?:{_SPELLED_DOT}{_TLD}\b){{1,2}}",
     _I,
 )
 # Card numbers as people write them: unbroken, in fours (Visa, Mastercard, Discover) or 4-6-5 (Amex).
 _CARD: Final = re.compile(
     r"(?<![\d-])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{5})(?![\d-])"
 )
-_SSN: Final = re.compile(r"(?<!\d)(?<!\d[-.])\d{3}(?:([-. ]?)\d{2}\1|\s\d{2}-)\d{4}(?![\d-]|\.\d)")
+_SSN: Final = re.compile(
+    r"(?<!\d)(?<!\d[-.])(?<!\d )\d{3}(?:([-. ]?)\d{2}\1|\s\d{2}-)\d{4}(?![\d-]|\.\d| \d{3,})"
+    # Slashes or spaced hyphens: "523/41/8876", "523 - 41 - 8877" (dashes are folded before matching).
+    r"|(?<![\d/])\d{3}\s*([/\-])\s*\d{2}\s*\2\s*\d{4}(?![\d/\-])"
+)
 # "last 4 of my social is 6789": a keyword makes a short number an SSN fragment.
 _SSN_CONTEXT: Final = re.compile(
     r"\b(?:ssn|ss#|ss|social(?:\s+security)?(?:\s+(?:number|num|no|card))?|seguro\s+social)\b"
@@ -59,16 +88,39 @@ _SSN_CONTEXT: Final = re.compile(
 )
 _LONG_NUMBER: Final = re.compile(r"(?<![\d\-/.,$])\d{6,9}(?![\d\-/]|\.\d|,\d)")
 _NUMBER_KEYWORD: Final = re.compile(
-    r"\b(?P<tdcj>tdcj|tdc|inmate|offender|cid|reo|preso)\b|\b(?P<sid>sid|s\.i\.d)\b"
+    r"\b(?P<medicaid>medicaid)\b|\b(?P<medicare>medicare)\b"
+    r"|\b(?P<tdcj>tdcj|tdc|inmate|offender|cid|reo|preso|n[uú]mero\s+de\s+preso)\b|\b(?P<sid>sid|s\.i\.d\.?)(?!\w)"
     r"|\b(?P<id>dl|driver'?s?\s+licen[cs]e|licen[cs]e|licencia(?:\s+de\s+manejar)?|id\s+card|texas\s+id|"
-    r"state\s+id|id\s+(?:number|num|no|#)|identificaci[oó]n)\b|\b(?P<ssn>ssn|social|seguro\s+social)\b",
+    r"state\s+id|id\s+(?:number|num|no|#)|identificaci[oó]n)\b|\b(?P<ssn>ssn|ss\#?|social|seguro\s+social)(?!\w)",
     _I,
+)
+# After a keyword, filler words and then a number in any grouping: "tdcj # 02,345,678", "SID 04 417 788",
+# "my medicaid number is 5234 19 876", "mi número de medicaid es ...".
+_KEY_FILLER: Final = re.compile(
+    r"(?:[\s:#.\-=]|(?:number|num|no|nbr|n[uú]mero|numero|is|es|was|de|mi|my|his|her|su|id|card|tarjeta|"
+    r"dice|says|said|says|it'?s|its|:)\b)*",
+    _I,
+)
+_GROUPED_DIGITS: Final = re.compile(r"\d(?:(?:[ ,.\-]|\s-\s)?\d){5,10}(?:[A-Za-z](?![A-Za-z]))?(?![\d])")
+# Medicare Beneficiary Identifier (CMS format: 11 characters, no S L O I B Z), dashes optional.
+_MBI_L = "[AC-HJKMNP-RT-Y]"
+_MBI_A = "[AC-HJKMNP-RT-Y0-9]"
+_MEDICARE_MBI: Final = re.compile(
+    rf"(?<![\w-])[1-9]{_MBI_L}{_MBI_A}\d-?{_MBI_L}{_MBI_A}\d-?{_MBI_L}{_MBI_L}\d\d(?![\w-])", _I
 )
 # Phone-shaped text: North American 10/11 digits in any punctuation, a 7-digit local number, or
 # "+country ..." groups. One linear scan; phonenumbers then judges each candidate.
 _PHONE_CANDIDATE: Final = re.compile(
     r"(?<![\w+])(?:(?P<nanp>\+?(?:1[\s.\-]*)?\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}|\d{3}[\s.\-]?\d{4})"
     r"|(?P<intl>\+\d{1,3}(?:[\s.\-]*\(?\d{1,4}\)?){2,5}))(?![\w])"
+)
+# Numbers written the way other countries group them: "81 1234 5678" and "044 55 1234 5678" (Mexico),
+# "0664 550 49 95", "(11) 7881-7987", "+46 (0)64 57 86 57", "039-891-4637x5052". Eight or more digits in
+# at least two groups; dates, times, money and statute numbers have their own shapes and stay.
+_PHONE_GROUPED: Final = re.compile(
+    r"(?<![\w+$/:.,])(?:\+\s?|00\s?|011\s?)?(?:\(\d{1,5}\)|\d{1,5})(?:\s?\(0\))?"
+    r"(?:(?:[ \-.]|\)\s?)?\(?\d{2,5}\)?){1,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/:]|[.,]\d)",
+    _I,
 )
 # Hotlines are an organization's number, not a person's: they stay.
 _NANP_NOT_PERSONAL: Final = ("800", "888", "877", "866", "855", "844", "833", "900")
@@ -86,6 +138,16 @@ _DATE: Final = re.compile(
     rf"|\b\d{{1,2}}\s+de\s+{_MONTHS_ES}(?:\s+(?:de|del)\s+\d{{4}})?",
     _I,
 )
+# Month abbreviations in either language inside a numeric date: "4-Mar-1985", "Apr-4-1985", "7-Ago-1987".
+_MON = r"(?:jan|ene|feb|mar|apr|abr|may|jun|jul|aug|ago|sep|sept|oct|nov|dec|dic)[a-z]{0,6}\.?"
+_DATE_MON: Final = re.compile(
+    rf"(?<![\w/])\d{{1,2}}\s?[-./]\s?{_MON}\s?[-./]\s?(?:\d{{4}}|\d{{2}})(?![\d/])"
+    rf"|(?<![\w/])\d{{1,2}}\s+{_MON}\s+(?:\d{{4}}|'?\d{{2}})(?!\d)"
+    rf"|\b{_MON}\s?[-./]\s?\d{{1,2}}\s?[-./,]\s?(?:\d{{4}}|\d{{2}})(?!\d)",
+    _I,
+)
+# "born in Mar 1985": a month and year is a birth date only next to a birth word.
+_MONTH_YEAR: Final = re.compile(rf"\b(?:{_MONTHS_EN}|{_MONTHS_ES}|{_MON})\s+(?:de\s+|del\s+)?(?:19|20)\d{{2}}\b", _I)
 _YEAR: Final = re.compile(r"(?:19|20)\d{2}|(?<=[/\-.' ])\d{2}$")
 _DOB_CONTEXT: Final = re.compile(
     r"\b(?:dob|d\.o\.b\.?|date\s+of\s+birth|birth\s*day|birth\s*date|bday|b-day|born|nacimiento|"
@@ -115,16 +177,36 @@ _ADDRESS: Final = re.compile(
     rf"(?:(?!{_NOT_STREET_WORD})[A-Za-z0-9'.\-]+\s+){{0,4}}?{_STREET_TYPES}\b\.?"
     r"(?:\s+(?:[NSEW]|north|south|east|west)\b\.?)?"
     r"(?:,?\s*(?:apt|apartment|unit|ste|suite|#|no\.?|lot|room|rm|bldg)\s*#?\s*[A-Za-z0-9\-]+)?"
-    r"|\b\d{1,6}\s+(?:calle|avenida|av\.|camino|privada|callej[oó]n|carretera)\s+"
-    r"(?:(?!(?:en|y|de|del|cerca|por|para|con)\b)[^\W\d_][\w'.\-]*\s*){1,2}"
-    r"|\b(?:calle|avenida)\s+(?:[^\W\d_][\w'.\-]*\s+){1,2}#?\d{1,6}\b"
-    r"|\b(?:p\.?\s*o\.?\s*box|post\s+office\s+box|apartado\s+postal)\s*#?\s*\d{1,6}\b",
+    r"|\b\d{1,6}\s+(?:calle|avenida|av\.|avda\.|camino|privada|callej[oó]n|carretera|calzada|paseo)\s+"
+    r"(?:(?:del|de\s+la|de\s+los|de\s+las|de)\s+)?(?:(?!(?:en|y|de|del|cerca|por|para|con)\b)[^\W\d_][\w'.\-]*\s*){1,2}"
+    # Spanish order, name then number: "Calle 5 de Mayo 234", "Privada Los Pinos 23", "Avenida Juárez 1120".
+    r"|\b(?:calle|avenida|av\.|avda\.|privada|callej[oó]n|camino|carretera|calzada|paseo|circuito|cerrada|"
+    r"boulevard|bulevar|prolongaci[oó]n|via|rue|ul\.)\s+"
+    r"(?:(?!(?:que|en|y|desde|por|para|con|hace|sin|cuando|muy|est[aá]|es|son|hay|como|pero|no|me|le|se|lo|"
+    r"mi|tu|su|un|una|a|al|the|and|in|to)\b)[\w'.\-]+\s+){1,4}?#?\d{1,5}(?![\d:]|\s*(?:años|anos|am|pm|hrs|horas)\b)"
+    # "en el 2300 de la calle Main": the number, then the street.
+    r"|\b\d{1,6}\s+de\s+la\s+(?:calle|avenida|av\.?|carretera)\s+[^\W\d_][\w'.\-]*"
+    r"(?:\s+(?-i:[A-Z])[\w'.\-]*(?<!\bTX)(?<!\bTexas))?"
+    r"|\b\d{1,6}\s+(?:avenue|ave\.?)\s+[A-Z]\b"
+    # A number, capitalised street words and a number: "3750 Albrechtstrasse 62", "128 Klímova 799".
+    r"|(?-i:\b\d{1,6}\s+(?:[A-ZÀ-ÖØ-Þ][^\W\d_][\w'\-]*\.?\s+){1,3}\d{1,5}(?![\d:]|[.,]\d))"
+    r"|\b(?:apt|apartment|suite|ste|unit|depto|departamento|interior|int)\.?\s*#?\s*\d{1,5}[A-Za-z]?\b"
+    r"|\b(?:p\.?\s*o\.?\s*box|post\s+office\s+box|apartado\s+postal|psc\s+\d{1,5},?\s*box)\s*#?\s*\d{1,6}\b",
     _I,
 )
 # "i live at 4521 Bellaire": a house number after an address phrase, even with no street type.
 _ADDRESS_CONTEXT: Final = re.compile(
     r"\b(?:live\s+at|living\s+at|staying\s+at|stay\s+at|address\s+is|address:|moving\s+to|vivo\s+en|"
     r"direcci[oó]n\s+es|domicilio)\s+(\d{1,6}\s+(?:(?!(?:in|en|and|y|apt)\b)[^\W\d_][\w'.\-]*\s?){1,3})",
+    _I,
+)
+# The European and Mexican order after an address phrase: "lives on Dalmatinova 55", "vivo en Reforma 88".
+_ADDRESS_NAME_FIRST: Final = re.compile(
+    r"\b(?:lives?\s+(?:on|at)|living\s+(?:on|at)|staying\s+(?:on|at)|corner\s+of|address\s+is|address:|moved\s+to|"
+    r"sent\s+to|send\s+it\s+to|mail\s+it\s+to|located\s+at|return\s+to|is\s+at|meet\s+you\s+at|vivo\s+en|"
+    r"direcci[oó]n\s+es|domicilio\s+es)\s+(?:the\s+|la\s+|el\s+)?"
+    r"((?-i:[A-ZÀ-ÖØ-Þ\u0370-\u03ff])[\w'.\-]*(?:\s+(?:de|del|la|den|der|van|von|u\.|ul\.|ulica|utca|út|gate|"
+    r"(?-i:[A-ZÀ-ÖØ-Þ\u0370-\u03ff])[\w'.\-]*)){0,3}\s+\d{1,4}[A-Za-z]?)(?![\d:]|[.,]\d)",
     _I,
 )
 
@@ -144,6 +226,9 @@ _NAME_STOP: Final = frozenset(
 )
 _NAME_SUFFIX: Final = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _NAME_GAP: Final = re.compile(r"[ \t]+")
+
+# En and em dashes, minus signs and the like read as "-" for matching (one character for one).
+_DASHES: Final = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"))
 
 _PLACEHOLDER: Final = re.compile(r"\[(?:" + "|".join(PII_TYPES) + r")\]")
 
@@ -202,6 +287,51 @@ def _long_numbers(text: str, unlabelled: list[_Span]) -> list[_Span]:
     return spans
 
 
+_KEY_DIGITS: Final = {"SSN": (9, 9), "MEDICAID": (8, 11), "MEDICARE": (9, 11), "ID": (6, 10)}
+
+
+def _keyed_numbers(text: str) -> list[_Span]:
+    """Numbers a keyword names, in any grouping: spaces, commas, dots or dashes between the digits."""
+    spans: list[_Span] = []
+    for key in _NUMBER_KEYWORD.finditer(text):
+        kind = (key.lastgroup or "id").upper()
+        filler = _KEY_FILLER.match(text, key.end())
+        at = filler.end() if filler else key.end()
+        if at - key.end() > 30:
+            continue
+        m = _GROUPED_DIGITS.match(text, at)
+        if not m:
+            continue
+        value = m.group(0)
+        digits = sum(ch.isdigit() for ch in value)
+        low, high = _KEY_DIGITS.get(kind, (6, 9))
+        if low <= digits <= high:
+            spans.append((m.start(), m.end(), kind))
+    return spans
+
+
+def _medicare_ids(text: str) -> list[_Span]:
+    return [
+        (m.start(), m.end(), "MEDICARE") for m in _MEDICARE_MBI.finditer(text) if any(c.isalpha() for c in m.group(0))
+    ]
+
+
+def _grouped_phones(text: str) -> list[_Span]:
+    """Phone numbers in foreign groupings; eight or more digits, or seven after a '+' country code."""
+    spans: list[_Span] = []
+    for m in _PHONE_GROUPED.finditer(text):
+        value = m.group(0)
+        digits = re.sub(r"\D", "", re.sub(r"(?:x|ext\.?)\s?\d+$", "", value, flags=re.IGNORECASE))
+        groups = len(re.findall(r"\d+", value))
+        international = value.startswith(("+", "00", "011"))
+        if groups < 2 or len(digits) < (7 if international else 8) or len(digits) > 15:
+            continue
+        if not international and len(digits) in (10, 11) and digits[-10:-7] in _NANP_NOT_PERSONAL:
+            continue
+        spans.append((m.start(), m.end(), "PHONE"))
+    return spans
+
+
 def _is_personal_phone(candidate: re.Match[str]) -> bool:
     if candidate.group("nanp"):
         # The shape is the whole test for a US number; only the prefix says it is a hotline.
@@ -232,7 +362,10 @@ def _year_of(date_text: str) -> int | None:
 
 def _dates(text: str) -> list[_Span]:
     spans = []
-    for m in _DATE.finditer(text):
+    for m in _MONTH_YEAR.finditer(text):
+        if _DOB_CONTEXT.search(text, max(0, m.start() - 25), m.start()):
+            spans.append((m.start(), m.end(), "DOB"))
+    for m in (*_DATE.finditer(text), *_DATE_MON.finditer(text)):
         window = text[max(0, m.start() - 35) : m.start()]
         dob = list(_DOB_CONTEXT.finditer(window))
         event = list(_EVENT_CONTEXT.finditer(window))
@@ -246,17 +379,26 @@ def _dates(text: str) -> list[_Span]:
     return spans
 
 
+_LEADING_NUMBER: Final = re.compile(r"(?<![\w.,:/$\-])\d{1,6}[ \t]+$")
+
+
 def _addresses(text: str) -> list[_Span]:
     spans = [(m.start(), m.end(), "ADDRESS") for m in _ADDRESS.finditer(text)]
+    spans += [(m.start(1), m.end(1), "ADDRESS") for m in _ADDRESS_NAME_FIRST.finditer(text)]
     for m in _ADDRESS_CONTEXT.finditer(text):
         # A typed street already ends the address; the words after it are the city, which stays.
         if not any(s <= m.start(1) < e for s, e, _ in spans):
             spans.append((m.start(1), m.end(1), "ADDRESS"))
-    return [(s, e - (len(text[s:e]) - len(text[s:e].rstrip())), k) for s, e, k in spans]
+    out = []
+    for s, e, k in spans:
+        # A bare number right before a street ("22638 25 Kogil Street") is part of the same address.
+        lead = _LEADING_NUMBER.search(text, max(0, s - 12), s)
+        out.append((lead.start() if lead else s, e - (len(text[s:e]) - len(text[s:e].rstrip())), k))
+    return out
 
 
 def _names(text: str) -> list[_Span]:
-    spans = []
+    spans: list[_Span] = [(s, e, "NAME") for s, e in name_spans(text)]
     for trigger in _NAME_TRIGGER.finditer(text):
         pos = end = trigger.end()
         for _ in range(4):  # given names and surnames; a fifth word is the sentence going on
@@ -280,12 +422,85 @@ def _names(text: str) -> list[_Span]:
     return spans
 
 
+_SPANISH_WORDS: Final = frozenset(
+    "de la que el en y los se del las por un para con una su al lo como más pero sus le ya o fue este sí porque "
+    "esta entre cuando muy sin sobre también me hasta hay donde quien desde todo nos durante estoy tengo mi "
+    "necesito quiero estoy soy hola gracias ayuda".split()
+)
+_ENGLISH_WORDS: Final = frozenset(
+    "the and to of a in is it you that he was for on are with as i his they be at one have this from or had "
+    "by but not what all were we when your can said there use an each which she do how their if will my me "
+    "im i'm need get got just help please".split()
+)
+_WORDS: Final = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+# Bare capitalised words the model often calls a person but that name a place, agency or thing here.
+_NER_BEFORE_PLACE: Final = re.compile(
+    r"(?:\b(?:in|on|near|at|around|outside|downtown|off|en|de|del|cerca\s+de|st\.?|saint|san|santa)\s+(?:the\s+)?)$", _I
+)
+_NER_AFTER_PLACE: Final = re.compile(
+    r"\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|county|co\.|tx|texas|unit|center|"
+    r"centre|clinic|hospital|church|office|park|library|station|shelter|house|jail|prison|ministries|"
+    r"university|college|school|foundation|inc|llc)\b",
+    _I,
+)
+_NER_NOT_NAME: Final = re.compile(r"[A-Z]{2,6}|[A-Z]\.?|\W*|(?i:tex|gov|code|medicaid|medicare|snap|wic)\W*")
+
+
+_NER_PLACE_INSIDE: Final = re.compile(r"\d|\b(?:TX|Tex|Texas|County|Co)\b")
+# A capitalised word right after a placeholder or a street ("[ADDRESS], Austin", "Airline Dr Houston") is the city.
+_AFTER_PLACEHOLDER: Final = re.compile(
+    r"(?:\]|\b(?:st|street|dr|drive|ave|avenue|rd|road|blvd|ln|lane|ct|way|hwy|pkwy|fwy|trl|pl|loop|"
+    r"(?:unit|apt|suite|ste|#)\s*\w+))\.?\s*,?\s*$",
+    _I,
+)
+
+
+def _english(text: str, language: str | None) -> bool:
+    """True when `text` reads as English (the only language the name model knows)."""
+    if language is not None:
+        return language.lower().startswith("en")
+    words = [w.lower() for w in _WORDS.findall(text)]
+    spanish = sum(w in _SPANISH_WORDS for w in words)
+    english = sum(w in _ENGLISH_WORDS for w in words)
+    return english >= spanish
+
+
+def _ner_default() -> bool:
+    import os
+
+    return os.environ.get("PATHWAYS_PII_NER", "1").strip().lower() not in ("0", "false", "no", "off", "")
+
+
+def _model_names(text: str) -> list[_Span]:
+    """Person names from the statistical model, minus places, agencies and placeholders it mislabels."""
+    from conversations.hooks import pii_ner
+
+    spans: list[_Span] = []
+    for start, end in pii_ner.person_spans(text):
+        value = text[start:end]
+        if _NER_NOT_NAME.fullmatch(value) or "[" in value or "]" in value:
+            continue
+        if not any(ch.isupper() for ch in value) or any(w.lower() in NOT_NAME_WORDS for w in value.split()):
+            continue
+        if _NER_BEFORE_PLACE.search(text, max(0, start - 20), start) or _NER_AFTER_PLACE.match(text, end):
+            continue
+        if _NER_PLACE_INSIDE.search(value) or _AFTER_PLACEHOLDER.search(text, max(0, start - 16), start):
+            continue  # "Austin TX 78702", "[ADDRESS], Dallas": a city, which the region lookup needs
+        spans.append((start, end, "NAME"))
+    return spans
+
+
 def _detect(text: str) -> tuple[list[_Span], list[_Span]]:
     """Candidate spans, and the unlabelled long numbers that only count where nothing else does."""
     unlabelled: list[_Span] = []
+    text = text.translate(_DASHES)  # same length: the spans still index the caller's text
     spans: list[_Span] = [(m.start(), m.end(), "EMAIL") for m in _EMAIL.finditer(text)]
+    spans += [(m.start(), m.end(), "EMAIL") for m in _SPELLED_EMAIL.finditer(text)]
     if any(ch.isdigit() for ch in text):
         spans += _cards(text)
+        spans += _keyed_numbers(text)
+        spans += _medicare_ids(text)
+        spans += _grouped_phones(text)
         spans += [(m.start(), m.end(), "SSN") for m in _SSN.finditer(text)]
         spans += [(m.start(1), m.end(1), "SSN") for m in _SSN_CONTEXT.finditer(text)]
         spans += _long_numbers(text, unlabelled)
@@ -319,15 +534,25 @@ def _apply(text: str, spans: list[_Span]) -> str:
     return "".join(parts)
 
 
-def redact(text: str) -> Redaction:
-    """Replace PII in `text` with typed placeholders; never raises, and redact(redact(x).text) is a no-op."""
+def redact(text: str, language: str | None = None, *, ner: bool | None = None) -> Redaction:
+    """Replace PII in `text` with typed placeholders; never raises, and redact(redact(x).text) is a no-op.
+
+    `language` ("en"/"es", guessed when None) decides whether the English name model may look at the
+    text; `ner` overrides the process default (PATHWAYS_PII_NER) for that model.
+    """
     text = clean(text, limit=None)
+    use_ner = _ner_default() if ner is None else ner
     counts: Counter[str] = Counter()
     # A replacement can expose a new match (digits that were part of a longer run), so repeat until
     # nothing changes; in practice the second pass finds nothing. Bounded, but not at 4: a run like
     # "0000000+000+000+000+000" peels one group per pass (found by the property tests).
     for _ in range(32):
-        spans = _resolve(*_detect(text))
+        spans, unlabelled = _detect(text)
+        if use_ner and _english(text, language):
+            spans += _model_names(text)
+        names = [(s, e) for s, e, k in spans if k == "NAME"]
+        spans += [(s, e, "NAME") for s, e in echo_spans(text, names)]
+        spans = _resolve(spans, unlabelled)
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
         spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]
         if not spans:

@@ -1,0 +1,288 @@
+"""Person names after the cues people use in texts: self-introductions, relations, titles and addressees.
+
+"my name is" is unambiguous, so any words after it are taken. Weaker cues ("I'm", "soy", "my PO",
+"Officer", "ask for") take a word only when it looks like a name: capitalised and not an ordinary
+word, or a known given name or surname (Faker's en_US/es_MX/es_ES lists, loaded once on first use).
+Prepositions end the name, so "I'm in Tyler" and "soy de Laredo" keep the city for the region lookup.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Final
+
+__all__ = ["NOT_NAME_WORDS", "echo_spans", "name_spans"]
+
+
+# Strong cues: whatever follows is the name.
+_STRONG: Final = re.compile(
+    r"\b(?:my\s+(?:full\s+)?name(?:\s+is|'s|\u2019s|s)|(?<!the\s)name\s+is|me\s+llamo|mi\s+nombre\s+es|"
+    r"mi\s+nombre:|my\s+name:|se\s+llama|my\s+name's)\s+",
+    re.IGNORECASE,
+)
+# Self-introductions: "I'm John Smith", "soy maria lopez", "this is Angela", "habla Verónica".
+_INTRO: Final = re.compile(
+    r"(?:\b(?:i\s*['\u2019]?\s*m|i\s+am|soy|habla|hablas?\s+con)\s+"
+    r"|(?:^|[.!?]\s+|\b(?:hi|hey|hello|hola|yes|yeah|si|sí|ok)[,!.]?\s+)(?:this\s+is|it'?s|its|es)\s+)",
+    re.IGNORECASE,
+)
+_RELATIONS: Final = (
+    r"(?:(?:po|parole|probation)\s+)?(?:officer|agent)|po|caseworker|case\s*manager|case\s*worker|lawyer|"
+    r"attorney|counselor|counsellor|sponsor|pastor|mentor|therapist|doctor|nurse|boss|supervisor|landlord|"
+    r"mom|mother|mama|mamá|momma|dad|father|papa|papá|brother|bro|sister|sis|son|daughter|wife|husband|"
+    r"boyfriend|girlfriend|fianc[eé]e?|partner|cousin|aunt|auntie|uncle|nephew|niece|grandma|grandmother|"
+    r"granny|grandpa|grandfather|grandson|granddaughter|friend|homie|homeboy|cellmate|celly|bunkie|roommate|"
+    r"neighbor|stepdad|stepmom|stepson|stepdaughter|baby\s*mama|baby\s*daddy|ex|"
+    r"oficial(?:\s+de\s+(?:parole|libertad\s+condicional|probatoria))?|agente(?:\s+de\s+parole)?|"
+    r"abogad[oa]|trabajador[a]?\s+social|consejer[oa]|patr[oó]n|jef[ea]|"
+    r"madre|padre|hermano|hermana|hij[oa]|espos[oa]|novi[oa]|prim[oa]|t[ií][oa]|sobrin[oa]|abuel[oa]|"
+    r"nieto|nieta|amig[oa]|compa|suegr[oa]|cuñad[oa]|vecin[oa]|viej[oa]|ruca|carnal|pareja|ex\s+pareja|"
+    r"mother'?s|father'?s"
+)
+_RELATION: Final = re.compile(
+    rf"\b(?:my|mi|mis|her|his|our|su|tu|your|me\s+and\s+my|the)\s+(?:{_RELATIONS})(?:\s+(?:is|es|named|called|se\s+llama))?\s+",
+    re.IGNORECASE,
+)
+# A title says a surname follows ("Officer Johnson", "Ms. Ramirez", "Sra. Cantú", "el licenciado Ortega").
+_TITLE: Final = re.compile(
+    r"\b(?:mr|mrs|ms|miss|dr|sr|sra|srta|lic|officer|oficial|pastor|agent|agente|sgt|sergeant|"
+    r"licenciad[oa]|se[ñn]ora|se[ñn]or|do[ñn]a|don|judge|juez|coach|brother|sister|father|padre)\.?\s+",
+    re.IGNORECASE,
+)
+# Addressee cues: "ask for Deborah", "talked to Karen Miller", "dile a Adriana", "hablé con Norma".
+_ADDRESSEE: Final = re.compile(
+    r"\b(?:ask\s+for|asked\s+for|talk\s+to|talked\s+to|spoke\s+(?:to|with)|speak\s+(?:to|with)|tell|told|"
+    r"call|text|please\s+tell|dile\s+a|d[ií]gale\s+a|pregunten?\s+por|pregunta\s+por|habl[eé]\s+con|"
+    r"hablar\s+con|con\s+la\s+se[ñn]ora|con\s+el\s+se[ñn]or|de\s+mi\s+(?:mam[aá]|hermana|hermano))\s+",
+    re.IGNORECASE,
+)
+_WORD: Final = re.compile(r"[^\W\d_][^\W\d_'\u2019\-]*(?:['\u2019\-][^\W\d_]+)*\.?")
+_GAP: Final = re.compile(r"[ \t]+")
+_PARTICLES: Final = frozenset({"de", "la", "del", "los", "las", "van", "von", "da", "di", "le", "st", "o'"})
+_SUFFIXES: Final = frozenset({"jr", "sr", "ii", "iii", "iv"})
+_TITLE_WORDS: Final = frozenset(
+    """mr mrs ms miss dr sr sra srta lic officer oficial pastor agent agente sgt sergeant licenciado licenciada
+    señora senora señor senor doña dona don judge juez coach la el""".split()
+)
+# Words that follow the cues and are not names (English and Spanish), capitalised or not.
+_STOP: Final = frozenset(
+    """a an the and or but so if then than to of in on at for with from by about into over near around outside
+    is was are am be been being were will would can could should shall may might must do does did done
+    have has had having get got getting gonna wanna gotta going go went gone come came coming
+    i i'm im me my mine you your he him his she her they them their we us our it its it's this that these those
+    here there where when what who why how which not no yes yeah yep nope ok okay please pls thanks thank
+    just really very still also only even never always already again too now today tonight tomorrow yesterday
+    sorry tired scared afraid worried sick hungry homeless broke lost stuck confused ready done fine good bad
+    okay new old free out back home sure glad happy sad angry mad calling texting writing looking trying
+    asking wondering hoping needing living staying sleeping working waiting leaving moving staying
+    released paroled locked out homeless single pregnant disabled black white hispanic latino latina mexican
+    american christian catholic veteran felon inmate offender parolee ex con convict
+    said says told asked wants wanted needs needed called left gave gives got took takes makes made
+    lives lived works worked knows knew thinks think say tell ask want need like love hate help
+    one two three four five six seven eight nine ten first last next every all any some many much more most
+    mom dad son daughter wife husband brother sister friend family kids kid baby children
+    monday tuesday wednesday thursday friday saturday sunday january february march april june july august
+    september october november december
+    office unit jail prison court parole probation halfway house shelter program church clinic hospital
+    hhsc tdcj dps twc ssa hud snap wic ssi ssdi medicaid medicare cps dfps fbi cid id dl po pd
+    y e o u de del la las los el en con sin por para que qué pero pues como cómo cuando cuándo donde dónde
+    es era fue soy eres son está esta estoy estás están estaba tengo tiene tienen tenía hay voy va vamos
+    mi mis tu tus su sus me te se le les lo nos yo él ella ellos ellas usted ustedes un una unos unas
+    muy más mas ya no sí si también tampoco nada algo todo todos aquí aqui allá alla ahorita ahora hoy
+    mañana ayer bien mal nuevo nueva nuevos solo sola madre padre mamá mama papá papa hijo hija hijos
+    ciudadano ciudadana mexicano mexicana latino americano residente ilegal indocumentado casado casada
+    soltero soltera viudo viuda divorciado divorciada pobre enfermo enferma
+    necesito quiero busco puedo salí sali acabo ando estuve tuve dijo dice habló hablo llamó llame
+    porque pq pa pal al lunes martes miércoles miercoles jueves viernes sábado sabado domingo
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+    oficina cárcel carcel prisión prision corte unidad casa refugio albergue programa iglesia clínica
+    clinica hospital trabajo comida ayuda dinero papeles ex preso reo persona gente señora señor pareja
+    charities catholic""".split()
+)
+NOT_NAME_WORDS: Final = _STOP
+# A capitalised word that is only an agency, place word or ordinary word stays (cities stay for routing).
+_NOT_NAME_CAPS: Final = re.compile(r"[A-Z]{2,6}s?")
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """Given names and surnames from Faker (pinned), lower-cased; ordinary words are removed."""
+    from faker.providers.person.en_US import Provider as English
+    from faker.providers.person.es_ES import Provider as Spain
+    from faker.providers.person.es_MX import Provider as Mexico
+
+    given: set[str] = set()
+    family: set[str] = set()
+    for provider in (English, Mexico, Spain):
+        for attr in ("first_names", "first_names_male", "first_names_female"):
+            names = getattr(provider, attr, ())
+            given.update(n.lower() for n in (names.keys() if isinstance(names, dict) else names))
+        names = getattr(provider, "last_names", ())
+        family.update(n.lower() for n in (names.keys() if isinstance(names, dict) else names))
+    return frozenset(given - _STOP), frozenset(family - _STOP)
+
+
+def _looks_like_name(word: str, lexicon_only: bool = False) -> bool:
+    bare = word.rstrip(".")
+    low = bare.lower()
+    if low in _STOP or not bare:
+        return False
+    given, family = _lexicon()
+    if low in given or low in family:
+        return True
+    if lexicon_only:
+        return False
+    if _NOT_NAME_CAPS.fullmatch(bare):  # TDCJ, HHSC, DPS: agencies, not people
+        return False
+    return bare[0].isupper() and len(bare) > 1
+
+
+def _take(text: str, pos: int, strong: bool) -> int:
+    """End of the name starting at `pos` (== pos when none): up to four words, particles inside."""
+    end = pos
+    taken = 0
+    pending = pos
+    while taken < 4:
+        m = _WORD.match(text, pending)
+        if not m:
+            break
+        word = m.group(0)
+        low = word.lower().rstrip(".")
+        if low in _PARTICLES and taken:
+            # "Juan de la Cruz": a particle only counts when a name word follows it.
+            gap = _GAP.match(text, m.end())
+            if gap:
+                pending = gap.end()
+                continue
+            break
+        if strong:
+            ok = low not in _STOP or (taken and low in _SUFFIXES)
+        else:
+            ok = _looks_like_name(word) or (taken > 0 and low in _SUFFIXES)
+        if not ok:
+            break
+        if word.endswith(".") and low not in _SUFFIXES and low not in _TITLE_WORDS and len(low) > 1:
+            end = m.end() - 1  # the full stop ends the sentence, not the name
+            break
+        end = m.end()
+        taken += 1
+        gap = _GAP.match(text, end)
+        if not gap:
+            break
+        pending = gap.end()
+    return end
+
+
+def _skip_titles(text: str, pos: int) -> int:
+    while True:
+        m = _TITLE.match(text, pos)
+        if not m:
+            return pos
+        pos = m.end()
+
+
+# A known given name, an optional initial, and a capitalised surname, in any context: "Matej Jurković",
+# "Sue D Hague". Place words after it ("Tyler Junior College", "Austin Street") veto it.
+_FULL_NAME: Final = re.compile(
+    r"(?<![\w'\-])([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'\-]+)\s+(?:[A-Z]\.?\s+)?(?:(?:van|von|de|del|la|da|di)\s+)?"
+    r"([A-ZÀ-ÖØ-Þ][\w'\-]*[a-zß-öø-ÿ][\w'\-]*)"
+)
+_PLACE_AFTER: Final = re.compile(
+    r"\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|lane|county|co|tx|texas|unit|center|centre|"
+    r"clinic|hospital|church|office|park|library|station|shelter|house|jail|prison|ministries|university|"
+    r"college|school|foundation|inc|llc|ltd|corp|company|high|middle|elementary|junior|memorial|health|"
+    r"medical|baptist|methodist|catholic|lake|river|hills?|heights|city|square|plaza|mall|market|services?)\b",
+    re.IGNORECASE,
+)
+
+
+_SAINT_BEFORE: Final = re.compile(r"\b(?:st|saint|san|santa|sto|mount|mt|fort|ft|port|lake)\.?\s+$", re.IGNORECASE)
+
+
+def _full_names(text: str) -> list[tuple[int, int]]:
+    given, _family = _lexicon()
+    spans = []
+    for m in _FULL_NAME.finditer(text):
+        first, last = m.group(1), m.group(2)
+        if first.lower() not in given or last.lower() in _STOP or first.lower() in _STOP:
+            continue
+        if _NOT_NAME_CAPS.fullmatch(last) or _PLACE_AFTER.match(text, m.end()) or _PLACE_AFTER.fullmatch(last):
+            continue
+        if _SAINT_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+            continue
+        spans.append((m.start(), m.end()))
+    return spans
+
+
+# A known given name doing something a person does: "Carol is a very sympathetic person", "said Ana to Jeremy".
+_GIVEN_CUE: Final = re.compile(
+    r"(?<![\w'\-])([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'\-]+)(?=\s+(?:is|was|had|has|lives|lived|will|spent|said|says|told|"
+    r"explained|wants|needs|works|worked|called|texted|went|got|and\s+I|es|vive|dijo|tiene|está)\b|\s*:|'s\b|\u2019s\b)"
+    r"|\b(?:said|named|to|with|leave\s+me|him|her|told|dear|hi|hey|thanks|gracias|hola|querida|querido)\s+"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'\-]+)(?![\w'\-])"
+)
+# A line that is only a name, as at the top of an address block or under a text: "Cerys Christie".
+_NAME_LINE: Final = re.compile(
+    r"(?m)^[ \t}{>]*([A-ZÀ-ÖØ-Þ][\w'\-]+(?:\s+[A-Z]\.?)?(?:\s+(?:van|von|de|del|la|da|di))?(?:\s+[A-ZÀ-ÖØ-Þ][\w'\-]+){1,2})[ \t]*$"
+)
+
+
+def _cued_given(text: str) -> list[tuple[int, int]]:
+    given, family = _lexicon()
+    spans = []
+    for m in _GIVEN_CUE.finditer(text):
+        group = 1 if m.group(1) else 2
+        word = m.group(group)
+        if word.lower() in given and word.lower() not in _STOP and not _PLACE_AFTER.match(text, m.end(group)):
+            spans.append((m.start(group), m.end(group)))
+    for m in _NAME_LINE.finditer(text):
+        words = m.group(1).split()
+        known = words[0].lower() in given or words[-1].lower() in family
+        if known and not _PLACE_AFTER.fullmatch(words[-1]) and not any(w.lower() in _STOP for w in words):
+            spans.append((m.start(1), m.end(1)))
+    return spans
+
+
+def echo_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Other occurrences of the words of names already found: "Luiz had given Luiz his address"."""
+    words = set()
+    for start, end in spans:
+        for w in _WORD.findall(text[start:end]):
+            bare = w.rstrip(".")
+            if len(bare) > 2 and bare[0].isupper() and bare.lower() not in _STOP and bare.lower() not in _TITLE_WORDS:
+                words.add(bare)
+    if not words:
+        return []
+    pattern = re.compile(
+        r"(?<![\w'\-])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")(?![\w\-])"
+    )
+    return [(m.start(), m.end()) for m in pattern.finditer(text)]
+
+
+_HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")
+
+
+def name_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the person names the cues point at."""
+    spans: list[tuple[int, int]] = _full_names(text) + _cued_given(text)
+    for m in _STRONG.finditer(text):
+        end = _take(text, m.end(), strong=True)
+        if end > m.end():
+            spans.append((m.end(), end))
+    for pattern in (_INTRO, _RELATION, _ADDRESSEE):
+        for m in pattern.finditer(text):
+            start = _skip_titles(text, m.end())
+            end = _take(text, start, strong=False)
+            if end > start:
+                spans.append((start, end))
+    for m in _TITLE.finditer(text):
+        if _HOUSE_NUMBER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            continue  # "9101 Airline Dr Houston": Dr is the street type, Houston the city
+        word = _WORD.match(text, m.end())
+        # After a bare title only a capitalised word is a surname: "Officer said" is not a name.
+        if word and word.group(0)[:1].isupper():
+            end = _take(text, m.end(), strong=False)
+            if end > m.end():
+                spans.append((m.end(), end))
+    return spans

@@ -1,0 +1,112 @@
+"""The hard forms of issue 21 finding 4: each one is redacted, and the ordinary words around it survive."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversations.hooks import redact
+from resources.places import find_city
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "placeholder"),
+    [
+        ("my ssn is 412\u201355\u20137890", "412\u201355\u20137890", "[SSN]"),  # en dashes
+        ("SSN 412\u201455\u20147890", "412\u201455\u20147890", "[SSN]"),  # em dashes
+        ("they want my ss number, its 301/44/5821", "301/44/5821", "[SSN]"),
+        ("my social is 627 418 903 they keep saying its wrong", "627 418 903", "[SSN]"),
+        ("SSN: 523 - 41 - 8877", "523 - 41 - 8877", "[SSN]"),
+        ("tdcj # 02,345,678 can u check", "02,345,678", "[TDCJ]"),
+        ("I'm out, TDCJ 0234 5678", "0234 5678", "[TDCJ]"),
+        ("mi tdcj: 02.345.680", "02.345.680", "[TDCJ]"),
+        ("my SID number is 04 417 788", "04 417 788", "[SID]"),
+        ("SID: 07,654,321", "07,654,321", "[SID]"),
+        ("vivo en Calle 5 de Mayo 234, Laredo", "Calle 5 de Mayo 234", "[ADDRESS]"),
+        ("estoy en el 2300 de la calle Main, Houston", "2300 de la calle Main", "[ADDRESS]"),
+        ("la casa está en Privada Los Pinos 23, McAllen", "Privada Los Pinos 23", "[ADDRESS]"),
+        ("email is jdoe at mycompany dot org if that's easier", "jdoe at mycompany dot org", "[EMAIL]"),
+        ("mi correo es jperez arroba gmail punto com", "jperez arroba gmail punto com", "[EMAIL]"),
+        ("email me at marcus dot j1985 at gmail dot com", "marcus dot j1985 at gmail dot com", "[EMAIL]"),
+        ("mi correo es hector.gzz @ live . com", "hector.gzz @ live . com", "[EMAIL]"),
+        ("ssn 523/41/8876 dob 4-Mar-1985", "4-Mar-1985", "[DOB]"),
+        ("fecha de nac. 7-Ago-1987", "7-Ago-1987", "[DOB]"),
+        ("dob Apr-4-1985", "Apr-4-1985", "[DOB]"),
+        ("I'm John Smith, just got out", "John Smith", "[NAME]"),
+        ("hola soy maria lopez y acabo de salir", "maria lopez", "[NAME]"),
+        ("my PO Officer Johnson said i have to report", "Johnson", "[NAME]"),
+        ("mi oficial de parole Martínez dice que tengo que ir", "Martínez", "[NAME]"),
+        ("my medicaid id is 523419876 but the card never came", "523419876", "[MEDICAID]"),
+        ("my medicaid number is 5234 19 876 i think", "5234 19 876", "[MEDICAID]"),
+        ("medicare number 1EG4-TE5-MK73 for my mom", "1EG4-TE5-MK73", "[MEDICARE]"),
+        ("mi tel en mexico 81 1234 5678", "81 1234 5678", "[PHONE]"),
+        ("Mexican number 044 55 1234 5678", "044 55 1234 5678", "[PHONE]"),
+        ("call my cell 011 52 81 1234 5678", "011 52 81 1234 5678", "[PHONE]"),
+        ("my uk number still works +44 7700 900123", "+44 7700 900123", "[PHONE]"),
+    ],
+)
+def test_each_hard_form_is_replaced_by_its_placeholder(text: str, value: str, placeholder: str) -> None:
+    out = redact(text).text
+    assert value not in out
+    assert placeholder in out
+
+
+@pytest.mark.parametrize(
+    ("text", "survivors"),
+    [
+        ("Can my record be sealed under Tex. Gov't Code 411.072?", ["Tex. Gov't Code 411.072"]),
+        ("what does § 11.002 say about the parole fee", ["§ 11.002", "parole"]),
+        ("I need to call TDCJ about my release date", ["TDCJ"]),
+        ("DPS says my license is suspended, HHSC denied my SNAP", ["DPS", "HHSC", "SNAP"]),
+        ("my parole officer wants me at the office at 9am", ["parole officer"]),
+        ("I'm in Tyler and need a shelter tonight", ["Tyler"]),
+        ("I'm from Victoria, moved to Houston last year", ["Victoria", "Houston"]),
+        ("soy de Laredo y busco trabajo", ["Laredo"]),
+        ("I'm sorry, I'm tired and I'm looking for a job", ["sorry", "tired", "looking"]),
+        ("my court date is 04/15/2026 in Harris County", ["04/15/2026", "Harris County"]),
+        ("the hotline is 1-800-799-7233, or call 211", ["1-800-799-7233", "211"]),
+        ("la calle está muy peligrosa de noche, salí en 2022", ["calle", "2022"]),
+        ("I live in Bexar County now, near 78201", ["Bexar County", "78201"]),
+    ],
+)
+def test_ordinary_words_survive(text: str, survivors: list[str]) -> None:
+    out = redact(text).text
+    for word in survivors:
+        assert word in out, out
+
+
+def test_the_city_still_reaches_the_region_lookup_after_a_name_and_address_go() -> None:
+    text = "I'm John Smith, I stay at 809 Elm Street Apt 4B in Dallas"
+    out = redact(text).text
+    assert "John" not in out and "809 Elm" not in out
+    assert find_city(out) == find_city(text) is not None
+
+
+def test_a_name_repeated_later_in_the_message_goes_too() -> None:
+    out = redact("my sister Tanya Davis can pick me up, Tanya has a car").text
+    assert "Tanya" not in out and "Davis" not in out
+
+
+def test_the_language_hint_keeps_the_english_model_off_spanish_text() -> None:
+    # "soy" is a Spanish self-introduction; the pattern catches it with or without the model.
+    text = "soy Carmen Villarreal y necesito ayuda con la renta"
+    assert redact(text, language="es").text == redact(text, language="es", ner=False).text
+    assert "Carmen" not in redact(text, language="es").text
+
+
+def test_redaction_without_the_model_still_catches_cued_names() -> None:
+    out = redact("my caseworker Mr. Patel at HHSC said to call 211", ner=False).text
+    assert "Patel" not in out and "HHSC" in out and "211" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "talked to Karen Miller at the parole office",
+        "hi im [NAME] and my number is [PHONE]",
+        "Cerys Christie\nAvedro Inc.\n91187 Via Santa Teresa 71\n0933-2713064 office",
+        "vivo en el 4200 de la calle Navigation, Houston; correo hector.gzz arroba live punto com",
+    ],
+)
+def test_redacting_twice_changes_nothing_with_the_model_on(text: str) -> None:
+    once = redact(text, ner=True).text
+    assert redact(once, ner=True).text == once
