@@ -190,8 +190,8 @@ PRESIDIO_PII_ENTITIES: Final = [
 
 def redactors() -> dict[str, Redactor]:
     """The candidates compared: the patterns, the patterns with the name model, and Presidio alone."""
-    from conversations.hooks import pii_ner
-    from conversations.hooks.pii import redact
+    from conversations.hooks import pii_ner  # noqa: PLC0415 - the name model loads only when a redactor asks for it
+    from conversations.hooks.pii import redact  # noqa: PLC0415 - the name model loads only when a redactor asks for it
 
     return {
         "patterns": lambda text: redact(text, ner=False).text,

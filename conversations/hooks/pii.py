@@ -466,14 +466,14 @@ def _english(text: str, language: str | None) -> bool:
 
 
 def _ner_default() -> bool:
-    import os
+    import os  # noqa: PLC0415 - read once, when the name model is first asked for
 
     return os.environ.get("PATHWAYS_PII_NER", "1").strip().lower() not in ("0", "false", "no", "off", "")
 
 
 def _model_names(text: str) -> list[_Span]:
     """Person names from the statistical model, minus places, agencies and placeholders it mislabels."""
-    from conversations.hooks import pii_ner
+    from conversations.hooks import pii_ner  # noqa: PLC0415 - the name model (spaCy, Presidio) loads on first use, not at import
 
     spans: list[_Span] = []
     for start, end in pii_ner.person_spans(text):

@@ -108,9 +108,9 @@ _NOT_NAME_CAPS: Final = re.compile(r"[A-Z]{2,6}s?")
 @lru_cache(maxsize=1)
 def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
     """Given names and surnames from Faker (pinned), lower-cased; ordinary words are removed."""
-    from faker.providers.person.en_US import Provider as English
-    from faker.providers.person.es_ES import Provider as Spain
-    from faker.providers.person.es_MX import Provider as Mexico
+    from faker.providers.person.en_US import Provider as English  # noqa: PLC0415 - Faker's name lists load once, on first use
+    from faker.providers.person.es_ES import Provider as Spain  # noqa: PLC0415 - Faker's name lists load once, on first use
+    from faker.providers.person.es_MX import Provider as Mexico  # noqa: PLC0415 - Faker's name lists load once, on first use
 
     given: set[str] = set()
     family: set[str] = set()

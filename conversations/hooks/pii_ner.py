@@ -31,13 +31,13 @@ _busy = threading.local()
 
 def _offline_tldextract() -> None:
     """Make tldextract use its bundled suffix snapshot: the analyzer must never reach the network."""
-    import tldextract.tldextract as tld
+    import tldextract.tldextract as tld  # noqa: PLC0415 - configured offline right before the model loads
 
     tld.TLD_EXTRACTOR = tld.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
 
 def _model_path() -> str:
-    import importlib
+    import importlib  # noqa: PLC0415 - the spaCy model is loaded by its package path on first use
 
     package = importlib.import_module(MODEL_PACKAGE)
     return str(Path(package.__file__).resolve().parent / _MODEL_DIR)
@@ -53,8 +53,8 @@ def _load() -> Any:
         _state["loading"] = True
         try:
             _offline_tldextract()
-            from presidio_analyzer import AnalyzerEngine
-            from presidio_analyzer.nlp_engine import NlpEngineProvider
+            from presidio_analyzer import AnalyzerEngine  # noqa: PLC0415 - Presidio and spaCy load on first use (seconds, hundreds of MB)
+            from presidio_analyzer.nlp_engine import NlpEngineProvider  # noqa: PLC0415 - Presidio and spaCy load on first use (seconds, hundreds of MB)
 
             provider = NlpEngineProvider(
                 nlp_configuration={
