@@ -17,7 +17,7 @@ from django.utils import timezone
 from caseload import priority as priority_rules
 from caseload.models import Client
 from caseload.types import ClientSnapshot, Priority, TurnSnapshot
-from conversations.models import Conversation, NodeRun, OutboundMessage, Turn
+from conversations.models import Conversation, OutboundMessage, Turn
 
 PERM_ALL = "caseload.view_all_clients"
 PERM_ONCALL = "caseload.view_oncall_queue"
@@ -82,14 +82,6 @@ def turn_queryset(*, user: Any) -> QuerySet[Turn]:
 def outbound_queryset(*, user: Any) -> QuerySet[OutboundMessage]:
     scope = _in_scope(user, "conversations.view_outboundmessage")
     return OutboundMessage.objects.all() if scope is None else OutboundMessage.objects.filter(scope)
-
-
-def noderun_queryset(*, user: Any) -> QuerySet[NodeRun]:
-    if not _is_staff_user(user) or not user.has_perm("conversations.view_noderun"):
-        return NodeRun.objects.none()
-    if sees_all(user):
-        return NodeRun.objects.all()
-    return NodeRun.objects.filter(turn__in=turn_queryset(user=user).values("pk"))
 
 
 def approval_queue(*, user: Any) -> QuerySet[OutboundMessage]:

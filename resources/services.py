@@ -170,10 +170,6 @@ def attribute_term(code: str) -> TaxonomyTerm:
     return term
 
 
-def category_term_id(code: str) -> uuid.UUID:
-    return stable_id("term", NEEDS_TAXONOMY, code)
-
-
 # --- live writes -------------------------------------------------------------------------------
 
 

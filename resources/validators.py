@@ -55,10 +55,6 @@ def display_phone(number: str) -> str:
     return phonenumbers.format_number(parsed, fmt)
 
 
-def validate_phone(value: str) -> None:
-    normalize_phone(value, phone_type="text")
-
-
 def validate_categories(value: list[str]) -> None:
     unknown = sorted(set(value or []) - set(NEED_CATEGORIES))
     if unknown:
