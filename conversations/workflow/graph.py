@@ -61,6 +61,7 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "history",
         "plan",
         "plan_question",
+        "top_need",
     ),
     "audit": (
         "draft",

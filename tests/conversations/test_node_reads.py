@@ -92,5 +92,5 @@ def test_a_node_reading_an_undeclared_key_is_caught(reads: dict[str, set[str]]) 
     seen: set[str] = set()
     view = RecordingView({"draft": "x", "channel": "web", "mode": "navigator"}, seen)
     with pytest.raises(KeyError):
-        view["language"]
-    assert "language" in seen and seen - set(graph.NODE_READS["send"]) == {"language"}
+        view["region"]
+    assert "region" in seen and seen - set(graph.NODE_READS["send"]) == {"region"}
