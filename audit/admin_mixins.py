@@ -41,7 +41,8 @@ class AuditedModelAdmin(_ModelAdmin):
             data={"fields": sorted(form.changed_data)},
         )
 
-    def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
+    # obj is Any as in ModelAdmin[Any], so a subclass may name its own model (ClientAdmin: Client).
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
         object_id, object_type = obj.pk, obj._meta.label_lower
         super().delete_model(request, obj)
         audit_event_record(action="admin.delete", actor=_actor(request), object_type=object_type, object_id=object_id)

@@ -36,7 +36,8 @@ from conversations.models import Conversation
 
 logger = logging.getLogger(__name__)
 
-SUBJECTS = {
+# Keyed by str: Alert.kind reads back from the database as a plain str (Kind members are equal to it).
+SUBJECTS: dict[str, str] = {
     Alert.Kind.CRISIS: "Pathways: a crisis needs a person",
     Alert.Kind.ASKED_FOR_PERSON: "Pathways: someone asked for a person",
     Alert.Kind.APPROVAL_WAITING: "Pathways: a reply is waiting for approval",
@@ -71,7 +72,13 @@ def _users_with(perm_codename: str) -> Any:
 def recipients(alert: Alert) -> list[str]:
     """Email addresses of an alert's audience (users without an address see the badge only)."""
     if alert.audience == Alert.Audience.ASSIGNED:
-        users = get_user_model().objects.filter(pk=alert.user_id, is_active=True)
+        # An assigned alert whose user is gone (user_id NULL) has no one to email, as filter(pk=None) would say.
+        user_model = get_user_model()
+        users = (
+            user_model.objects.filter(pk=alert.user_id, is_active=True)
+            if alert.user_id is not None
+            else user_model.objects.none()
+        )
     elif alert.audience == Alert.Audience.ONCALL:
         users = _users_with(selectors.PERM_ONCALL)
     else:

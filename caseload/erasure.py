@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from uuid import UUID
 
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
@@ -62,7 +63,7 @@ def client_erase(*, client: Client, actor: str) -> dict[str, int]:
     return {"contacts": erased, "admin_log_rows": scrubbed}
 
 
-def contact_erase_everywhere(*, contact_id: object, actor: str) -> dict[str, int]:
+def contact_erase_everywhere(*, contact_id: UUID | str, actor: str) -> dict[str, int]:
     """Erase one contact (SMS DELETE): its conversations, link, link requests and admin-log copies."""
     link_ids = list(ClientContact.objects.filter(contact_id=contact_id).values_list("pk", flat=True))
     counts = contact_erase(contact_id=contact_id, actor=actor)

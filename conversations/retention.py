@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
+from django.db.models.expressions import Combinable
 
 from audit.services import audit_event_record
 from conversations.models import Contact, Conversation, InboundSms, NodeRun, OutboundMessage, StaffMessage, Turn
@@ -100,10 +102,10 @@ def _delete_in_batches(queryset: Any) -> int:
         deleted += len(ids)
 
 
-def _nothing_points_at(model: Any, *, skip: tuple[str, ...] = ()) -> Q:
+def _nothing_points_at(model: Any, *, skip: tuple[str, ...] = ()) -> Q | Combinable:
     """No row of any installed app references the object (reverse relations found at run time, so
     apps above conversations, e.g. reminders or case links, keep their rows without being imported)."""
-    condition = Q()
+    condition: Q | Combinable = Q()  # Q() & expression is the expression itself (an empty Q drops out)
     for relation in model._meta.related_objects:
         if relation.name in skip:
             continue
@@ -120,7 +122,7 @@ def _empty_contacts(cutoff: datetime) -> Any:
     return Contact.objects.filter(_nothing_points_at(Contact), created_at__lt=cutoff, opted_out=False)
 
 
-def contact_erase(*, contact_id: object, actor: str) -> dict[str, int]:
+def contact_erase(*, contact_id: UUID | str, actor: str) -> dict[str, int]:
     """Erase a person: their contact, conversations, turns, node runs, inbound and outbound messages.
 
     Waits for any running turn of theirs (its runner holds the conversation lock), so the workflow

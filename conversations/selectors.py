@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 from typing import Any
+from uuid import UUID
 
 from django.db.models import QuerySet
 
@@ -12,7 +13,7 @@ from conversations.errors import BadToken, UnknownConversation, UnknownTurn
 from conversations.models import Conversation, OutboundMessage, StaffMessage, Turn
 
 
-def conversation_get_authorized(*, conversation_id: object, token: str | None) -> Conversation:
+def conversation_get_authorized(*, conversation_id: UUID | str, token: str | None) -> Conversation:
     """Return the conversation if `token` is its bearer token; unknown ids and wrong tokens never leak which."""
     try:
         conversation = Conversation.objects.select_related("contact").get(pk=conversation_id)
@@ -27,7 +28,7 @@ def conversation_get_authorized(*, conversation_id: object, token: str | None) -
     return conversation
 
 
-def turn_get_authorized(*, turn_id: object, token: str | None) -> Turn:
+def turn_get_authorized(*, turn_id: UUID | str, token: str | None) -> Turn:
     """Return a turn if `token` opens its conversation."""
     try:
         turn = Turn.objects.select_related("conversation").get(pk=turn_id)
@@ -169,18 +170,18 @@ def conversation_timeline(*, conversation: Conversation, staff: QuerySet[StaffMe
             turn_id = str(row["turn_id"]) if row["turn_id"] else None
             items.append((at, 1, {"author": "pathways", "text": row["body"], "created_at": at, "turn_id": turn_id}))
     staff_rows = staff if staff is not None else StaffMessage.objects.filter(conversation=conversation)
-    for row in staff_rows.values("id", "body", "created_at", "author_first_name"):
+    for staff_row in staff_rows.values("id", "body", "created_at", "author_first_name"):
         items.append(
             (
-                row["created_at"],
+                staff_row["created_at"],
                 2,
                 {
                     "author": "staff",
-                    "text": row["body"],
-                    "created_at": row["created_at"],
+                    "text": staff_row["body"],
+                    "created_at": staff_row["created_at"],
                     "turn_id": None,
-                    "from_name": row["author_first_name"],
-                    "id": str(row["id"]),
+                    "from_name": staff_row["author_first_name"],
+                    "id": str(staff_row["id"]),
                 },
             )
         )

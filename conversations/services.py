@@ -8,7 +8,8 @@ import secrets
 from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
+from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -125,7 +126,7 @@ def turn_start(
         "language_pref": language,
         "language_hint": conversation.language,
         "region_hint": None,
-        "channel": channel,
+        "channel": cast('Literal["web", "sms"]', channel),  # Conversation.channel's choices are these two
         "crisis": {
             "category": crisis.category,
             "severity": crisis.severity,
@@ -247,7 +248,7 @@ def _standalone(conversation: Conversation, redacted: str) -> str:
     return f"{base} {redacted}".strip()
 
 
-def turn_run(*, turn_id: object, retry_failed: bool = True) -> Turn:
+def turn_run(*, turn_id: UUID | str, retry_failed: bool = True) -> Turn:
     """Run (or resume) a turn to the end and deliver its reply."""
     return engine.turn_advance_to_end(turn_id, finalize=turn_finalize, retry_failed=retry_failed)
 
@@ -266,10 +267,10 @@ def outbound_writer_register(channel: str, writer: OutboundWriter) -> None:
     _outbound_writers[channel] = writer
 
 
-_turn_finished_listeners: list[Callable[[object, str], None]] = []
+_turn_finished_listeners: list[Callable[[UUID, str], None]] = []
 
 
-def turn_finished_listener_register(listener: Callable[[object, str], None]) -> None:
+def turn_finished_listener_register(listener: Callable[[UUID, str], None]) -> None:
     """Be told (conversation id, reason) after each finished turn: the staff inbox refreshes live."""
     if listener not in _turn_finished_listeners:
         _turn_finished_listeners.append(listener)
@@ -307,7 +308,7 @@ def turn_finalize(turn: Turn) -> None:
     if plan.needs_human_reason:
         conversation.needs_human = True
         conversation.needs_human_reason = plan.needs_human_reason
-    status = plan.status
+    status: str = plan.status  # or Turn.Status.WAITING_APPROVAL below
     if plan.suggestion is not None:
         state["suggestion"] = plan.suggestion
     if plan.outbound is not None:

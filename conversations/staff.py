@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any, Final
+from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
@@ -55,7 +56,7 @@ def staff_message_validate(*, body: str | None, channel: str) -> str:
 
 
 def staff_message_create(
-    *, conversation_id: object, author: Any, body: str | None, idempotency_key: str, actor: str
+    *, conversation_id: UUID | str, author: Any, body: str | None, idempotency_key: str, actor: str
 ) -> tuple[StaffMessage, bool]:
     """Store (and on SMS queue) one staff message; a repeated key returns the first one. Returns (message, created).
 
@@ -133,7 +134,7 @@ def inbox_notify(conversation_id: str, reason: str) -> None:
         logger.warning("inbox notification for %s not delivered", conversation_id)
 
 
-def inbox_notify_on_commit(conversation_id: object, reason: str) -> None:
+def inbox_notify_on_commit(conversation_id: UUID | str, reason: str) -> None:
     """The one-line hook for writers of conversations: notify the inbox once the write commits."""
     value = str(conversation_id)
     transaction.on_commit(lambda: inbox_notify(value, reason))

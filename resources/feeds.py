@@ -96,7 +96,8 @@ def url_problem(url: str, *, strict: bool) -> str | None:
     except OSError:
         return "the host does not resolve"
     for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
+        # The sockaddr of an IPv4/IPv6 result starts with the address text (typeshed allows an int for other families).
+        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
         if not address.is_global or address.is_multicast:
             return f"the host resolves to a non-public address ({address})"
     return None
@@ -409,7 +410,7 @@ def _plan_locations(service: Service, feed_sals: list[dict[str, Any]], label: st
     plan: Plan = []
     sals = list(service.service_at_locations.select_related("location").order_by("id"))
     locations = [sal.location for sal in sals]
-    feed_locations = [sal.get("location") for sal in feed_sals if isinstance(sal.get("location"), dict)]
+    feed_locations = [location for sal in feed_sals if isinstance(location := sal.get("location"), dict)]
     pairs, new, gone = _pair(locations, feed_locations, _location_key)
     for location, feed_location in pairs:
         diff = _diff_or_invalid(location, "location", _location_values(feed_location), f"{label} location")

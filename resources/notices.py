@@ -8,7 +8,7 @@ immediately; a supervisor then confirms it or undoes it. Every step is an audit 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Protocol, cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -22,6 +22,19 @@ from resources.services import actor_label, is_reviewer, owned_instance, partner
 
 # A notice is for something temporary; a longer change goes through ordinary review.
 MAX_NOTICE_DAYS = 90
+
+
+class ShownNotice(Protocol):
+    """What a card reads of a notice: a ServiceNotice, or its fields as the ranking statement returns them."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def text_es(self) -> str: ...
+    @property
+    def ends_at(self) -> dt.datetime: ...
 
 
 def _end_of_day(day: dt.date) -> dt.datetime:
@@ -41,7 +54,8 @@ def notice_set(
         organization = partner_organization(user)
         if organization is None:
             raise NotPermitted("Only partner editors linked to an organization can set notices.")
-        service = owned_instance(target_type="service", target_id=service_id, organization=organization)
+        # owned_instance is typed for any TARGETS model; target_type "service" gives a Service.
+        service = cast(Service, owned_instance(target_type="service", target_id=service_id, organization=organization))
     errors: dict[str, str] = {}
     if kind not in dict(ServiceNotice.KINDS):
         errors["kind"] = "Choose an alert or a temporary closure."
@@ -126,7 +140,7 @@ def live_notices(service_ids: list[Any], *, now: dt.datetime | None = None) -> d
     return out
 
 
-def notice_line(notice: Any, *, language: str | None) -> str:
+def notice_line(notice: ShownNotice, *, language: str | None) -> str:
     """What a card says: the notice text (Spanish when there is one), a closure with its last day."""
     spanish = language == "es"
     text = (notice.text_es or notice.text) if spanish else notice.text

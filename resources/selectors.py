@@ -14,7 +14,7 @@ import dataclasses
 import datetime as dt
 import math
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,7 +25,7 @@ from resources import places
 from resources.errors import UnknownAttribute, UnknownCategory, UnknownRegion
 from resources.hours import Rule, is_open, local_now, minute_of_week, summarize
 from resources.models import Attribute, Phone, RequiredDocument, Schedule, Service, ServiceAtLocation
-from resources.notices import live_notices, notice_line
+from resources.notices import ShownNotice, live_notices, notice_line
 from resources.taxonomy import (
     ATTRIBUTES_TAXONOMY,
     CORE_NEEDS,
@@ -243,7 +243,7 @@ def match(
     return _with_extras(cards, language, texts=texts, notices=notices)
 
 
-def _texts(ids: list[str]) -> dict[str, dict[str, object]]:
+def _texts(ids: list[str]) -> dict[str, dict[str, Any]]:
     """The card texts in both languages, for cards not built by the ranking statement."""
     fields = ("id", "description", "description_es", "alert_es", "eligibility", "eligibility_es")
     return {str(row["id"]): row for row in Service.objects.filter(pk__in=ids).values(*fields)}
@@ -253,8 +253,8 @@ def _with_extras(
     cards: list[ResourceCard],
     language: str | None,
     *,
-    texts: dict[str, dict[str, object]] | None = None,
-    notices: dict[str, list[object]] | None = None,
+    texts: dict[str, dict[str, Any]] | None = None,
+    notices: Mapping[str, Sequence[ShownNotice]] | None = None,
 ) -> list[ResourceCard]:
     """Add what a person needs before going (documents to bring, who is taken, who is eligible), live
     notices (an urgent alert or closure shows at once) and, for Spanish, the Spanish text.

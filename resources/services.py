@@ -11,7 +11,7 @@ import json
 import logging
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
@@ -63,6 +63,7 @@ PARTNER_GROUP = PARTNER_EDITOR
 
 # What a partner or a feed may change, per object type. Flags such as is_statewide, the source
 # fields and last_verified_at stay with staff.
+# None of these models declares a manager of its own: `_default_manager` (typed for type[Model]) is `objects`.
 TARGETS: dict[str, tuple[type[models.Model], tuple[str, ...]]] = {
     "organization": (Organization, ("name", "description", "url", "email")),
     "service": (
@@ -234,7 +235,7 @@ def _check_related_ownership(
 def new_instance(target_type: str, organization_id: uuid.UUID, target_id: uuid.UUID | str | None = None) -> Any:
     """An unsaved object of `target_type` for `organization_id`, with the id it will keep once approved."""
     model, _ = TARGETS[target_type]
-    instance = model(pk=uuid.UUID(str(target_id)) if target_id else uuid.uuid4())
+    instance: Any = model(pk=uuid.UUID(str(target_id)) if target_id else uuid.uuid4())  # any of TARGETS' models
     if any(field.name == "organization" for field in model._meta.concrete_fields):
         instance.organization_id = organization_id
     return instance
@@ -335,7 +336,7 @@ def owned_instance(*, target_type: str, target_id: Any, organization: Organizati
         raise ValidationError(f"Unknown object type {target_type!r}.")
     model, _ = TARGETS[target_type]
     try:
-        instance = model.objects.filter(pk=target_id).first()
+        instance = model._default_manager.filter(pk=target_id).first()
     except (ValidationError, ValueError):
         instance = None
     # The same answer for "does not exist" and "belongs to someone else": ids are not an oracle.
@@ -498,11 +499,11 @@ def _apply(
     """Apply one object's diff to the live directory, refusing a stale one (inside the caller's transaction)."""
     model, _ = TARGETS[target_type]
     if action == "create":
-        if model.objects.filter(pk=target_id).exists():
+        if model._default_manager.filter(pk=target_id).exists():
             raise ChangeRequestConflict("This entry was already added.")
         instance = new_instance(target_type, organization_id, target_id)
     else:
-        instance = model.objects.select_for_update().filter(pk=target_id).first()
+        instance = model._default_manager.select_for_update().filter(pk=target_id).first()
         if instance is None:
             raise ChangeRequestConflict("The entry this change was made for no longer exists.")
         current = field_payload(instance, tuple(changes))
@@ -529,6 +530,14 @@ def _apply(
     return instance
 
 
+class _ApplyCommon(TypedDict):
+    """What every _apply call of one approval shares."""
+
+    organization_id: uuid.UUID
+    actor: str
+    reason: str
+
+
 def change_request_approve(*, change_request_id: int, reviewer: Any, note: str = "") -> ChangeRequest:
     """Apply a pending change (with any dependent new objects) to the live entry, all or nothing."""
     if not is_reviewer(reviewer):
@@ -537,7 +546,11 @@ def change_request_approve(*, change_request_id: int, reviewer: Any, note: str =
         request = _locked_pending(change_request_id)
         _refuse_pending_parents(request)
         reason = f"change_request:{request.pk}"
-        common = {"organization_id": request.organization_id, "actor": actor_label(reviewer), "reason": reason}
+        common: _ApplyCommon = {
+            "organization_id": request.organization_id,
+            "actor": actor_label(reviewer),
+            "reason": reason,
+        }
         _apply(
             target_type=request.target_type,
             target_id=request.target_id,
@@ -602,13 +615,20 @@ def change_request_reject(*, change_request_id: int, reviewer: Any, note: str = 
 _ACTION_WORDS = {"update": "Change", "create": "Add", "delete": "Remove"}
 
 
+def _target_field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    """A field a diff names: TARGETS lists forward fields only, never a reverse relation (get_field allows both)."""
+    return cast("models.Field[Any, Any]", model._meta.get_field(name))
+
+
 def _display(model: type[models.Model], name: str, value: Any) -> str:
     """A diff value as a reviewer reads it: related rows by name, choices by label, lists joined."""
     if value is None or value in ("", []):
         return "—"
-    field = model._meta.get_field(name)
+    field = _target_field(model, name)
     if field.is_relation:
-        related = field.related_model.objects.filter(pk=value).first()
+        # A forward relation's related_model is its model class once the app registry is ready.
+        related_model = cast("type[models.Model]", field.related_model)
+        related = related_model._default_manager.filter(pk=value).first()
         return str(related) if related is not None else f"(new {field.name})"
     if field.choices:
         return str(dict(field.flatchoices).get(value, value))
@@ -631,7 +651,7 @@ def change_request_readable(request: ChangeRequest) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "what": what,
-                    "field": str(model._meta.get_field(name).verbose_name),
+                    "field": str(_target_field(model, name).verbose_name),
                     "old": _display(model, name, diff["old"]),
                     "new": _display(model, name, diff["new"]),
                 }
@@ -642,7 +662,7 @@ def change_request_readable(request: ChangeRequest) -> list[dict[str, Any]]:
 def target_label(request: ChangeRequest) -> str:
     """What the request is about, named (the live object, or the proposed new one's name)."""
     model, _ = TARGETS[request.target_type]
-    live = model.objects.filter(pk=request.target_id).first()
+    live = model._default_manager.filter(pk=request.target_id).first()
     if live is not None:
         return f"{model._meta.verbose_name} {live}"
     proposed = next((str(diff["new"]) for diff in request.changes.values() if diff.get("new")), "")

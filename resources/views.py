@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -85,22 +85,33 @@ def partner_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
 
 def _service_or_404(organization: Organization, service_id: Any) -> Service:
     try:
-        service = owned_instance(target_type="service", target_id=service_id, organization=organization)
+        # owned_instance is typed for any TARGETS model; target_type "service" gives a Service.
+        service = cast(Service, owned_instance(target_type="service", target_id=service_id, organization=organization))
     except NotPermitted as exc:
         raise Http404(_("No such service.")) from exc
     if service.status == RETIRED_STATUS:
         raise Http404(_("No such service."))
-    return service  # type: ignore[return-value]
+    return service
 
 
 # --- the first page ----------------------------------------------------------------------------
+
+
+class _RequestRow(TypedDict):
+    """One change request on the dashboard, with its label and readable lines."""
+
+    request: ChangeRequest
+    label: str
+    lines: list[dict[str, Any]]
 
 
 @partner_page
 def dashboard(request: HttpRequest, organization: Organization, *, language: str) -> HttpResponse:
     services = list(Service.objects.filter(organization=organization).exclude(status=RETIRED_STATUS).order_by("name"))
     requests = list(ChangeRequest.objects.filter(organization=organization).select_related("reviewed_by")[:50])
-    rows = [{"request": item, "label": target_label(item), "lines": change_request_readable(item)} for item in requests]
+    rows: list[_RequestRow] = [
+        {"request": item, "label": target_label(item), "lines": change_request_readable(item)} for item in requests
+    ]
     now = timezone.now()
     notices = (
         ServiceNotice.objects.filter(service__organization=organization, ends_at__gt=now)
@@ -338,8 +349,8 @@ def service_new(request: HttpRequest, organization: Organization, *, language: s
         submit = _Submitter(request.user)
         values = {name: form.cleaned_data.get(name, "") for name in (*SERVICE_FIELDS, "categories")}
         children: list[tuple[str, dict[str, Any]]] = []
-        for rank, row in enumerate(row for row in phone if not row.blank()):
-            data = row.cleaned_data
+        for rank, phone_row in enumerate(row for row in phone if not row.blank()):
+            data = phone_row.cleaned_data
             children.append(
                 (
                     "phone",
@@ -351,12 +362,12 @@ def service_new(request: HttpRequest, organization: Organization, *, language: s
                 )
             )
         placed = True
-        for row in location:
-            if row.blank():
+        for location_row in location:
+            if location_row.blank():
                 continue
-            data = row.cleaned_data
+            data = location_row.cleaned_data
             values_l = {n: data.get(n, "") for n in ("name", "address_1", "address_2", "city", "postal_code", "region")}
-            placed = _region(row, values_l, required=True) and placed
+            placed = _region(location_row, values_l, required=True) and placed
             children += [
                 ("location", values_l),
                 ("service_at_location", {"service": "$parent", "location": "$previous"}),

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+from uuid import UUID
 
 from django.db.models import (
     Case,
@@ -32,6 +33,9 @@ from caseload import selectors
 from caseload.models import Alert, Client
 from caseload.types import Priority
 from conversations.models import Conversation, OutboundMessage, StaffMessage, Turn
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 PREVIEW_CHARS = 140
 
@@ -99,11 +103,33 @@ _LIST_FIELDS = (
 )
 
 
+class InboxAnnotations(TypedDict):
+    """The SQL annotations annotate_inbox adds to each conversation (their names start with "in_")."""
+
+    in_crisis_at: datetime | None
+    in_crisis: str | None
+    in_oldest_pending: datetime | None
+    in_pending: int | None
+    in_last_turn_at: datetime | None
+    in_last_turn_text: str | None
+    in_last_staff_at: datetime | None
+    in_last_staff_text: str | None
+    in_answered_at: datetime
+    in_first_unanswered: datetime | None
+    in_unanswered_staff: int
+    in_tier: int
+
+
+if TYPE_CHECKING:
+    # A conversation as annotate_inbox returns it (a typing-only name: django-stubs-ext is a dev dependency).
+    InboxConversation = WithAnnotations[Conversation, InboxAnnotations]
+
+
 def _turns() -> QuerySet[Turn]:
     return Turn.objects.filter(conversation=OuterRef("pk"))
 
 
-def annotate_inbox(queryset: QuerySet[Conversation]) -> QuerySet[Conversation]:
+def annotate_inbox(queryset: QuerySet[Conversation]) -> QuerySet[InboxConversation]:
     """Add what the inbox needs per conversation (tier facts, waiting time, preview) as SQL annotations."""
     waiting = OutboundMessage.objects.filter(
         conversation=OuterRef("pk"), status__in=priority_rules.WAITING_STATUSES
@@ -280,7 +306,7 @@ class Thread:
     tier: priority_rules.Tier | None
 
 
-def thread(*, user: Any, conversation_id: object) -> Thread | None:
+def thread(*, user: Any, conversation_id: UUID | str) -> Thread | None:
     """One conversation's timeline and the drafts waiting in it, or None when outside the user's scope."""
     from conversations.selectors import conversation_timeline
 

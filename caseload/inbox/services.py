@@ -7,6 +7,7 @@ this module adds what the inbox needs on top and notifies the other open inboxes
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,7 +21,9 @@ from conversations.models import StaffMessage, Turn
 from conversations.staff import StaffReplyRefused, inbox_notify_on_commit, staff_message_create
 
 
-def conversation_reply(*, conversation_id: object, user: Any, body: str | None, idempotency_key: str) -> StaffMessage:
+def conversation_reply(
+    *, conversation_id: UUID | str, user: Any, body: str | None, idempotency_key: str
+) -> StaffMessage:
     """A case manager's reply on the conversation's own channel (web: shown in the chat page; SMS: the outbox).
 
     Outside the user's scope answers like a missing conversation (404). A repeated key (double-click,
@@ -50,7 +53,7 @@ def conversation_reply(*, conversation_id: object, user: Any, body: str | None, 
     return message
 
 
-def crisis_mark_handled(*, conversation_id: object, user: Any) -> CrisisHandled:
+def crisis_mark_handled(*, conversation_id: UUID | str, user: Any) -> CrisisHandled:
     """Close the crisis tier for what was seen: crisis turns up to now no longer lead the inbox (audited)."""
     _require(user, selectors.PERM_TAKE_OVER)
     with transaction.atomic(durable=True):

@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import transaction
@@ -83,8 +83,24 @@ def _run_trace(trace: Trace) -> list[Observation]:
     return observations
 
 
+class _TurnKey(TypedDict):
+    """The fields every Observation of a turn starts from, failed or not."""
+
+    trace_id: str
+    suite: str
+    turn_index: int
+    channel: str
+    expect: TurnExpect
+
+
 def _run_turn(trace: Trace, index: int, text: str, expect: TurnExpect, conversation: Any) -> Observation:
-    base = {"trace_id": trace.id, "suite": trace.suite, "turn_index": index, "channel": trace.channel, "expect": expect}
+    base: _TurnKey = {
+        "trace_id": trace.id,
+        "suite": trace.suite,
+        "turn_index": index,
+        "channel": trace.channel,
+        "expect": expect,
+    }
     started = time.perf_counter()
     try:
         # A savepoint per turn: a failing turn is rolled back alone and the next turn still runs.

@@ -40,6 +40,8 @@ def _model_path() -> str:
     import importlib  # noqa: PLC0415 - the spaCy model is loaded by its package path on first use
 
     package = importlib.import_module(MODEL_PACKAGE)
+    if package.__file__ is None:  # a namespace package has no file; Path(None) raised the same TypeError
+        raise TypeError(f"{MODEL_PACKAGE} has no package file to find the model beside")
     return str(Path(package.__file__).resolve().parent / _MODEL_DIR)
 
 

@@ -174,6 +174,11 @@ def _rate(
     return Rate(sum(1 for o in chosen if hit(o)), len(chosen))
 
 
+def _bound(test: Callable[[Outcome, str], bool], value: str) -> Callable[[Outcome], bool]:
+    """`test` with its second argument fixed to `value` (a loop binds each tag or need this way)."""
+    return lambda o: test(o, value)
+
+
 def _is_crisis(o: Outcome) -> bool:
     return o.message.crisis != "none"
 
@@ -204,9 +209,11 @@ def message_metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     flags: dict[str, Any] = {}
     for tag in EXPECT_TAGS:
         flags[tag] = {
-            "recall": _rate(outcomes, lambda o, t=tag: t in o.flags, lambda o, t=tag: t in o.message.expect).as_json(),
+            "recall": _rate(
+                outcomes, _bound(lambda o, t: t in o.flags, tag), _bound(lambda o, t: t in o.message.expect, tag)
+            ).as_json(),
             "false_positive_rate": _rate(
-                outcomes, lambda o, t=tag: t in o.flags, lambda o, t=tag: t not in o.message.expect
+                outcomes, _bound(lambda o, t: t in o.flags, tag), _bound(lambda o, t: t not in o.message.expect, tag)
             ).as_json(),
         }
     metrics["flags"] = flags
@@ -225,7 +232,7 @@ def message_metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     for need in sorted({o.message.top_need for o in outcomes}):
         strata["need"][need] = {
             "accuracy": _rate(
-                outcomes, lambda o, n=need: o.top_need == n, lambda o, n=need: o.message.top_need == n
+                outcomes, _bound(lambda o, n: o.top_need == n, need), _bound(lambda o, n: o.message.top_need == n, need)
             ).as_json()
         }
     metrics["strata"] = dict(strata)

@@ -24,10 +24,11 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from conversations.hooks import detect_crisis, message_model, redact
-from conversations.hooks.crisis import CRISIS_CATEGORIES, SUICIDE
+from conversations.hooks.crisis import CRISIS_CATEGORIES
 from conversations.hooks.textfeatures import analyze
 from conversations.safety.data import EXPECT_TAGS, Message, data_hash
 from resources.taxonomy import NEED_CATEGORIES
+from vocab import SUICIDE
 
 SEED: Final = 20261201
 MAX_FEATURES: Final = 20000
@@ -262,7 +263,7 @@ def _need_threshold(dev_probs: Sequence[dict[str, dict[str, float]]], labels: Se
     """
     pairs = sorted(
         (
-            (max(p["need"].values()), max(p["need"], key=p["need"].get) == label)
+            (max(p["need"].values()), max(p["need"], key=p["need"].__getitem__) == label)
             for p, label in zip(dev_probs, labels, strict=True)
         ),
         reverse=True,

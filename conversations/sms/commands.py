@@ -24,7 +24,7 @@ _handlers: list[tuple[str, SmsCommand]] = []
 def register_sms_command(name: str, handler: SmsCommand | Callable[..., str | None]) -> None:
     """Install a handler once per name (apps' ready() may run twice in tests)."""
     if all(existing != name for existing, _ in _handlers):
-        _handlers.append((name, handler))  # type: ignore[arg-type]
+        _handlers.append((name, handler))
 
 
 def sms_command_dispatch(*, contact: object, conversation: object, body: str, now: datetime) -> str | None:

@@ -111,10 +111,11 @@ def send_sms(*, to: str, body: str, status_callback: str | None = None) -> SentS
     A timeout after the request left is ambiguous (Twilio may have accepted it), so it is reported as
     permanent: the caller must not resend automatically, or the person could get the text twice.
     """
-    if not configured():
+    sender = settings.TWILIO_FROM_NUMBER
+    if not configured() or not sender:  # configured() requires the sender too; the second test narrows its type
         raise SmsError("Twilio is not configured", permanent=True, code="not_configured")
     client = _client(settings.TWILIO_ACCOUNT_SID, settings.TWILIO_AUTH_TOKEN, settings.TWILIO_API_BASE_URL)
-    kwargs: dict[str, str] = {"to": to, "from_": settings.TWILIO_FROM_NUMBER, "body": body}
+    kwargs: dict[str, str] = {"to": to, "from_": sender, "body": body}
     if status_callback:
         kwargs["status_callback"] = status_callback
     try:

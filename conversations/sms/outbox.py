@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from typing import Final
+from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
@@ -38,7 +39,8 @@ SEND_TASK: Final = "conversations.outbound_send"
 ACK_PURPOSE: Final = "approval_ack"
 
 # Statuses a delivery report may move a message between, in the order they happen.
-_DELIVERY_RANK: Final = {
+# Keyed by str: a message's status reads back from the database as a plain str (Status members equal it).
+_DELIVERY_RANK: Final[dict[str, int]] = {
     Status.SENDING: 0,
     Status.SENT: 1,
     Status.DELIVERED: 2,
@@ -60,7 +62,7 @@ def may_text(contact: Contact, purpose: str) -> bool:
     return not contact.opted_out or purpose == OPT_OUT_CONFIRMATION
 
 
-def _contact_now(conversation_id: object) -> Contact:
+def _contact_now(conversation_id: UUID) -> Contact:
     """The conversation's contact as the database has it now (a STOP may have landed since it was loaded)."""
     return Contact.objects.get(conversations=conversation_id)
 
@@ -139,7 +141,7 @@ def turn_outbound_put(*, conversation: Conversation, turn: Turn, outbound: Outbo
     return message
 
 
-def acknowledgement_due(*, conversation_id: object, exclude_message_id: object) -> bool:
+def acknowledgement_due(*, conversation_id: UUID | str, exclude_message_id: UUID | str) -> bool:
     """Once per waiting period: no acknowledgement since the last message that reached the person, and
     no other reply already waiting (the person was told when the first one started waiting)."""
     Status = OutboundMessage.Status
@@ -258,7 +260,7 @@ def _actor_name(actor: object) -> str:
     return str(getattr(actor, "get_username", lambda: actor)())[:150]
 
 
-def _pending_for_update(message_id: object) -> OutboundMessage:
+def _pending_for_update(message_id: UUID | str) -> OutboundMessage:
     message = OutboundMessage.objects.select_for_update().filter(pk=message_id).first()
     if message is None:
         raise UnknownOutbound("This message does not exist.")
@@ -267,7 +269,7 @@ def _pending_for_update(message_id: object) -> OutboundMessage:
     return message
 
 
-def outbound_approve(*, message_id: object, actor: object, body: str | None = None) -> OutboundMessage:
+def outbound_approve(*, message_id: UUID | str, actor: object, body: str | None = None) -> OutboundMessage:
     """Approve (optionally edit) a pending reply or a human-mode suggestion; the send is queued on commit."""
     name = _actor_name(actor)
     # Not durable: the caseload admin calls this inside its own transaction (the send still waits for
@@ -299,7 +301,7 @@ def outbound_approve(*, message_id: object, actor: object, body: str | None = No
     return message
 
 
-def outbound_reject(*, message_id: object, actor: object, reason: str) -> OutboundMessage:
+def outbound_reject(*, message_id: UUID | str, actor: object, reason: str) -> OutboundMessage:
     """Reject a pending reply or suggestion with a reason (kept on the row, not in the audit log)."""
     name = _actor_name(actor)
     if not (reason or "").strip():
@@ -358,7 +360,7 @@ def outbound_status_record(
     return message
 
 
-def contact_opt_out_by_carrier(*, contact_id: object, now: datetime | None = None) -> bool:
+def contact_opt_out_by_carrier(*, contact_id: UUID | str, now: datetime | None = None) -> bool:
     """Twilio says the number opted out (error 21610): stop texting it, without a confirmation of our own."""
     updated = Contact.objects.filter(pk=contact_id, opted_out=False).update(
         opted_out=True, opted_out_at=now or timezone.now()

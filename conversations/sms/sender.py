@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any, Final
+from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
@@ -45,7 +46,7 @@ def sms_max_chars() -> int:
 def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bool]:
     """The text to send, the remainder kept for MORE, and whether the first-contact notice is included."""
     language = message.conversation.language
-    state = project((message.turn.state or {}) if message.turn_id else {}, SENDER_READS)
+    state = project((message.turn.state or {}) if message.turn is not None else {}, SENDER_READS)
     if message.kind == Kind.CRISIS:
         # A crisis handoff is sent whole: nobody should have to reply MORE to get the number to call.
         text, remainder = segments.gsm_safe(message.body), ""
@@ -81,13 +82,13 @@ def _status_callback_url(message_id: str) -> str | None:
     return f"{base.rstrip('/')}{reverse('sms-status')}?m={message_id}"
 
 
-def _finish(message_id: object, status: str, *, action: str, data: dict[str, Any], **fields: Any) -> None:
+def _finish(message_id: UUID | str, status: str, *, action: str, data: dict[str, Any], **fields: Any) -> None:
     with transaction.atomic():
         OutboundMessage.objects.filter(pk=message_id, status=Status.SENDING).update(status=status, **fields)
         audit_event_record(action=action, object_type="outbound", object_id=message_id, data=data)
 
 
-def outbound_deliver(*, message_id: object) -> str:
+def outbound_deliver(*, message_id: UUID | str) -> str:
     """Send one approved message at most once; returns what happened. Raises SmsError only when a retry can help."""
     now = timezone.now()
     claimed = OutboundMessage.objects.filter(
@@ -191,7 +192,7 @@ def outbound_deliver(*, message_id: object) -> str:
     return "sent"
 
 
-def outbound_give_up(*, message_id: object, code: str) -> None:
+def outbound_give_up(*, message_id: UUID | str, code: str) -> None:
     """Mark a message failed after the last retry (its claim was released by the failed attempt)."""
     with transaction.atomic():
         if OutboundMessage.objects.filter(pk=message_id, status=Status.APPROVED, claimed_at=None).update(
@@ -205,7 +206,7 @@ def outbound_give_up(*, message_id: object, code: str) -> None:
             )
 
 
-def outbound_preview(*, message_id: object) -> dict[str, Any]:
+def outbound_preview(*, message_id: UUID | str) -> dict[str, Any]:
     """What the person would receive now (for the approval screen): text, remainder, encoding, segments."""
     message = OutboundMessage.objects.select_related("conversation", "conversation__contact", "turn").get(pk=message_id)
     text, remainder, with_notice = compose(message, contact=message.conversation.contact)

@@ -12,6 +12,8 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -79,7 +81,7 @@ def inbound_record(
     body = (body or "").strip()
     crisis = detect_crisis(body).category if body else "none"
     redacted = redact(body).text if body else ""
-    params = [
+    params: list[Any] = [  # database parameters of _RECORD_SQL, in its order
         uuid.uuid4(),
         message_sid,
         (idempotency_token or "")[:100],
@@ -121,7 +123,7 @@ def inbound_receive(
     return InboundResult(inbound_id, InboundSms.Outcome.PENDING)
 
 
-def inbound_process(*, inbound_id: object, now: datetime | None = None) -> InboundResult:
+def inbound_process(*, inbound_id: UUID | str, now: datetime | None = None) -> InboundResult:
     """Decide one pending inbound SMS: keyword, held by the rate limit, or a turn. Safe to run twice.
 
     Messages from one number are serialised on the contact's row lock, which makes the rate-limit
@@ -219,6 +221,8 @@ def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
     Sets the turn on `inbound` without saving it: the caller writes the row.
     """
     conversation = inbound.conversation
+    if conversation is None:  # _decide sets it before a row becomes a turn or is held; never None here
+        raise ValueError(f"inbound SMS {inbound.pk} has no conversation to start a turn in")
     turn, created = turn_start(
         conversation=conversation,
         text=text,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -158,7 +158,7 @@ def _valid(serializer_class: type[serializers.Serializer], request: Request) -> 
 # --- SSE --------------------------------------------------------------------------------------
 
 
-def _sse(event: str, data: dict[str, Any]) -> str:
+def _sse(event: str, data: Mapping[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
@@ -171,7 +171,7 @@ def _authorize_and_release(turn_id: str, token: str | None) -> None:
         connection.close()
 
 
-def _poll(turn_id: str, after_step: int) -> tuple[list[dict[str, Any]], str]:
+def _poll(turn_id: str, after_step: int) -> tuple[Sequence[Mapping[str, Any]], str]:
     try:
         runs = list(
             NodeRun.objects.filter(turn_id=turn_id, step__gt=after_step)

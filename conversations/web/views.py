@@ -111,11 +111,11 @@ def chat(request: HttpRequest) -> HttpResponse:
     """The chat page; `?lang=en|es` switches the language (kept in Django's language cookie)."""
     lang = request.GET.get("lang")
     if lang in dict(settings.LANGUAGES):
-        response = HttpResponseRedirect("/")
-        response.set_cookie(
+        redirect = HttpResponseRedirect("/")
+        redirect.set_cookie(
             settings.LANGUAGE_COOKIE_NAME, lang, max_age=365 * 24 * 3600, samesite="Lax", secure=request.is_secure()
         )
-        return response
+        return redirect
     context = {
         "catalog": _catalog(),
         "config": _config(request),

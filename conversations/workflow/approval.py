@@ -16,7 +16,7 @@ conversations), which registers them here at start-up.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, Final, Protocol
 
 from django.conf import settings
@@ -35,7 +35,9 @@ _DAY_NAMES: Final = {
 class Hours(Protocol):
     """What the acknowledgement needs of office hours (caseload.office_hours.OfficeHours has it)."""
 
-    tz: Any
+    # Read-only (a property): OfficeHours is a frozen dataclass, and a plain attribute here would demand a settable one.
+    @property
+    def tz(self) -> tzinfo: ...
 
     def is_open(self, now: datetime) -> bool: ...
 

@@ -16,10 +16,11 @@ from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
+from uuid import UUID
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from conversations.models import NodeRun, Turn
@@ -67,7 +68,7 @@ _TURN_UNLOCK_SQL = (
 
 
 @contextmanager
-def conversation_lock(conversation_id: object, *, wait: bool = True) -> Iterator[bool]:
+def conversation_lock(conversation_id: UUID | str, *, wait: bool = True) -> Iterator[bool]:
     """Hold a session advisory lock on the conversation; yields False when `wait` is off and it is busy."""
     key = str(conversation_id)
     with connection.cursor() as cursor:
@@ -81,7 +82,7 @@ def conversation_lock(conversation_id: object, *, wait: bool = True) -> Iterator
 
 
 @contextmanager
-def turn_conversation_lock(turn_id: object) -> Iterator[object]:
+def turn_conversation_lock(turn_id: UUID | str) -> Iterator[object]:
     """Hold the lock of a turn's conversation (looked up in the same statement); yields the conversation id."""
     with connection.cursor() as cursor:
         cursor.execute(_TURN_LOCK_SQL, [str(turn_id)])
@@ -229,13 +230,23 @@ def _checkpoint(
     An UPDATE guarded by the step counter feeds the INSERT through a CTE: one round trip, atomic on
     its own (outside a transaction it commits by itself), where save() + create() took five.
     """
-    params = [Turn._meta.get_field(name).get_db_prep_save(getattr(turn, name), connection) for name in fields]
+    params = [_turn_field(name).get_db_prep_save(getattr(turn, name), connection) for name in fields]
     params += [turn.pk, expected_steps, Turn.Status.RUNNING]
     run.created_at = timezone.now()
     params += [field.get_db_prep_save(getattr(run, field.attname), connection) for field in _run_fields()]
     with connection.cursor() as cursor:
         cursor.execute(_checkpoint_sql(fields, durable), params)
         return cursor.fetchone() is not None
+
+
+def _turn_field(name: str) -> models.Field[Any, Any]:
+    """A checkpointed Turn field: always a concrete one (get_field is typed to allow reverse relations too)."""
+    return cast("models.Field[Any, Any]", Turn._meta.get_field(name))
+
+
+def _column(field: models.Field[Any, Any]) -> str:
+    """A concrete field's column (typed optional because a non-concrete field has none)."""
+    return cast(str, field.column)
 
 
 @lru_cache(maxsize=1)
@@ -247,10 +258,10 @@ def _run_fields() -> tuple[Any, ...]:
 def _checkpoint_sql(fields: tuple[str, ...], durable: bool) -> str:
     """The checkpoint statement for one set of fields (built once: identifiers come from the models)."""
     quote = connection.ops.quote_name
-    assignments = ", ".join(f"{quote(Turn._meta.get_field(name).column)} = %s" for name in fields)
+    assignments = ", ".join(f"{quote(_column(_turn_field(name)))} = %s" for name in fields)
     columns = ", ".join(quote(field.column) for field in _run_fields())
     holes = ", ".join(["%s"] * len(_run_fields()))
-    pk = quote(Turn._meta.pk.column)
+    pk = quote(_column(Turn._meta.pk))
     # The final checkpoint's transaction waits for the WAL flush whatever the session says.
     head = "WITH durable AS (SELECT set_config('synchronous_commit', 'on', true)), " if durable else "WITH "
     return (
@@ -262,7 +273,7 @@ def _checkpoint_sql(fields: tuple[str, ...], durable: bool) -> str:
 
 
 def turn_advance_to_end(
-    turn_id: object,
+    turn_id: UUID | str,
     *,
     finalize: Finalizer,
     nodes: Mapping[str, NodeFunction] = NODE_FUNCTIONS,
@@ -286,7 +297,7 @@ def turn_advance_to_end(
     return turn
 
 
-def _force_escalate(turn_id: object, *, reason: str) -> None:
+def _force_escalate(turn_id: UUID | str, *, reason: str) -> None:
     """Move a turn whose node keeps failing to escalate, recording why (a conservative reply follows)."""
     with transaction.atomic():
         turn = Turn.objects.select_for_update().get(pk=turn_id)

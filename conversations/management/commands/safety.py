@@ -58,7 +58,8 @@ class Command(BaseCommand):
         if dropped:
             self.stdout.write(f"dropped {len(dropped)} training messages that repeat blind ones: {', '.join(dropped)}")
         share = float(options["dev_share"])
-        train_rows, dev_rows = [], []
+        train_rows: list[data.Message] = []
+        dev_rows: list[data.Message] = []
         for message in sorted(messages, key=lambda m: m.id):
             bucket = int(hashlib.sha256(message.id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
             (dev_rows if bucket < share else train_rows).append(message)
