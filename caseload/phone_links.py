@@ -11,7 +11,6 @@ person uses Pathways. Now the request becomes a `PhoneLinkRequest` and the perso
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -24,6 +23,7 @@ from caseload import selectors
 from caseload.errors import NotInCaseload, NotPermitted, ReplyNotPossible
 from caseload.models import Client, ClientContact, PhoneLinkRequest
 from conversations.models import Contact, Conversation, OutboundMessage
+from vocab import fold
 
 # A request the person has not answered in this time no longer counts: a YES weeks later is not for it.
 LINK_WINDOW: Final = timedelta(days=7)
@@ -67,9 +67,7 @@ def organization_name() -> str:
 
 def keyword_fold(body: str) -> str:
     """Upper case, no accents, punctuation and extra spaces removed ("Sí." -> "SI")."""
-    folded = unicodedata.normalize("NFKD", (body or "").upper())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return " ".join(re.sub(r"[^A-Z ]+", " ", folded).split())
+    return " ".join(re.sub(r"[^A-Z ]+", " ", fold(body or "").upper()).split())
 
 
 def is_yes(body: str) -> bool:

@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from django.db import transaction
-from django.utils import timezone
 
 from audit.services import audit_event_record
 from caseload import erasure, phone_links
@@ -125,15 +124,14 @@ def yes_command(*, contact: Contact, conversation: Conversation, body: str, now:
 
 def _erase_confirmed(contact: Contact, conversation: Conversation, *, language: str) -> None:
     """Queue the last text (not enqueued: sent by the eraser itself, just before it erases)."""
-    body = _text("erase_done", language)
-    message = OutboundMessage.objects.create(
+    from conversations.sms.outbox import outbox_put
+
+    message = outbox_put(
         conversation=conversation,
+        body=_text("erase_done", language),
         kind=OutboundMessage.Kind.KEYWORD,
         purpose="erase_done",
-        body=body,
-        draft_body=body,
-        status=OutboundMessage.Status.APPROVED,
-        approved_at=timezone.now(),
+        dispatch=False,
     )
     audit_event_record(action="sms.erase_confirmed", object_type="contact", object_id=contact.pk)
     contact_id, message_id = str(contact.pk), str(message.pk)

@@ -78,6 +78,7 @@ def outbox_put(
     crisis: bool = False,
     actor: str = "system",
     approved_by: str = "",
+    dispatch: bool = True,
 ) -> OutboundMessage:
     """Put one SMS in the outbox; a number that may not be texted gets it suppressed, approved ones are queued.
 
@@ -117,7 +118,7 @@ def outbox_put(
             **({"reason": error_code} if error_code else {}),
         },
     )
-    if status == Status.APPROVED:
+    if status == Status.APPROVED and dispatch:  # dispatch=False: the caller sends it itself (the eraser's last text)
         outbox_dispatch(message_id=str(message.pk))
     return message
 

@@ -56,6 +56,7 @@ def test_linking_asks_the_person_and_hides_their_history_until_they_answer_yes(
     assert not ClientContact.objects.filter(contact=conversation.contact).exists()
 
     post_sms("Yes", sender=NUMBER)
+    dispatched.run_all()  # the confirmation is queued while the webhook answers
 
     link = ClientContact.objects.get(contact=conversation.contact)
     assert link.client == cast.alice
@@ -65,6 +66,7 @@ def test_linking_asks_the_person_and_hides_their_history_until_they_answer_yes(
     assert AuditEvent.objects.filter(action="caseload.phone_link_confirmed").exists()
 
     post_sms("stop sharing", sender=NUMBER)
+    dispatched.run_all()
 
     assert not ClientContact.objects.filter(contact=conversation.contact).exists()
     assert not selectors.conversation_queryset(user=cast.cm_a).filter(pk=conversation.pk).exists()
@@ -118,6 +120,7 @@ def test_the_confirmation_and_stop_sharing_are_in_spanish_for_a_spanish_contact(
     post_sms("Sí", sender=NUMBER)
     assert ClientContact.objects.filter(client=cast.alice, contact__phone_last4=NUMBER[-4:]).exists()
     post_sms("NO COMPARTIR", sender=NUMBER)
+    dispatched.run_all()
     assert not ClientContact.objects.filter(contact__phone_last4=NUMBER[-4:]).exists()
     assert any("ningún administrador de casos puede ver" in b for b in _bodies(fake_twilio))
 

@@ -256,6 +256,7 @@ def test_texting_delete_then_yes_erases_the_texter(post_sms, dispatched, fake_tw
     other = _sms_turn(post_sms, dispatched, NEW, sender="+15125550188")
 
     post_sms("DELETE", sender=sender)
+    dispatched.run_all()  # a keyword answer is queued while the webhook answers
     asked = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == sender]
     assert any("reply YES within 15 minutes to erase" in body for body in asked)
     assert Contact.objects.filter(pk=contact.pk).exists()  # nothing goes before the YES
@@ -276,6 +277,7 @@ def test_borrar_in_spanish_and_a_message_in_between_cancels_the_ask(post_sms, di
     sender = "+15125550198"
     turn = _sms_turn(post_sms, dispatched, OLD, sender=sender)
     post_sms("Borrar", sender=sender)
+    dispatched.run_all()
     asked = [r["form"]["Body"] for r in fake_twilio.sent if r["form"]["To"] == sender]
     assert any("responda SI en los próximos 15 minutos para borrar" in body for body in asked)
     _sms_turn(post_sms, dispatched, "where can I sleep tonight", sender=sender)
@@ -308,9 +310,12 @@ def test_pending_inbound_rows_go_with_the_contact_and_the_worker_does_not_recrea
     assert rows_containing(contact.phone_hash) == {} and rows_containing(OLD) == {}
 
 
-def test_retention_also_purges_contacts_and_conversations_with_nothing_left(post_sms, dispatched, settings) -> None:
+def test_retention_also_purges_contacts_and_conversations_with_nothing_left(
+    post_sms, dispatched, settings, django_capture_on_commit_callbacks
+) -> None:
     settings.RETENTION_DAYS = 30
-    old = _sms_turn(post_sms, dispatched, OLD, sender="+15125550196")
+    with django_capture_on_commit_callbacks(execute=True):  # the acknowledgement goes out once its turn commits
+        old = _sms_turn(post_sms, dispatched, OLD, sender="+15125550196")
     contact = old.conversation.contact
     fresh_web = _web_turn(NEW)
     stopped = _sms_turn(post_sms, dispatched, OLD, sender="+15125550195").conversation.contact
