@@ -62,6 +62,9 @@ class Conversation(models.Model):
     token_hash = models.CharField(
         max_length=64, blank=True, db_index=True, help_text="SHA-256 of the bearer token (web)"
     )
+    token_used_at = models.DateTimeField(
+        null=True, blank=True, help_text="last use of the bearer token (web); idle past CHAT_TOKEN_DAYS it is revoked"
+    )
     mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.NAVIGATOR)
     mode_changed_by = models.CharField(max_length=150, blank=True)
     mode_changed_at = models.DateTimeField(null=True, blank=True)

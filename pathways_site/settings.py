@@ -212,6 +212,8 @@ CACHES = (
 CHAT_RATE_LIMIT_SESSION = env_int("CHAT_RATE_LIMIT_SESSION", default=10, minimum=1)
 CHAT_RATE_LIMIT_IP = env_int("CHAT_RATE_LIMIT_IP", default=60, minimum=1)
 CHAT_RATE_LIMIT_WINDOW_SECONDS = env_int("CHAT_RATE_LIMIT_WINDOW_SECONDS", default=60, minimum=1)
+# A chat token unused for this many days is refused and revoked (a shared shelter computer forgets the person).
+CHAT_TOKEN_DAYS = env_int("CHAT_TOKEN_DAYS", default=30, minimum=1)
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
