@@ -146,8 +146,9 @@ async def _open(index: int, base: str, client: httpx.AsyncClient) -> _Session:
         json={"version": NOTICE_VERSION},
         headers={"Authorization": f"Bearer {token}"},
     )
-    ws_url = base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/?token={token}"
+    ws_url = base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/"
     ws = await websockets.connect(ws_url, origin=base, open_timeout=30)
+    await ws.send(json.dumps({"type": "auth", "token": token}))  # the token never goes in the URL
     return _Session(index, conversation_id, token, ws)
 
 

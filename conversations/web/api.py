@@ -15,6 +15,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections, connection
 from django.http import HttpRequest, StreamingHttpResponse
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -23,9 +24,10 @@ from rest_framework.views import APIView
 
 from conversations import selectors, services
 from conversations.background import task_dispatch
-from conversations.errors import BadToken, ConversationError
+from conversations.errors import BadToken, ConsentRequired, ConversationError
 from conversations.models import NodeRun, Turn
 from conversations.web import ratelimit
+from conversations.web import services as web_services
 from conversations.web.cookies import request_token, token_cookie_set
 
 SSE_MAX_SECONDS = 90
@@ -81,6 +83,7 @@ class ConversationCreateView(APIView):
                     "conversation_id": serializers.UUIDField(),
                     "token": serializers.CharField(),
                     "language": serializers.CharField(),
+                    "notice_version": serializers.CharField(),
                 },
             ),
             400: ERROR_SCHEMA,
@@ -90,7 +93,13 @@ class ConversationCreateView(APIView):
         data = _valid(ConversationCreateSerializer, request)
         conversation, token = services.conversation_create(channel="web", language=data.get("language"))
         response = Response(
-            {"conversation_id": str(conversation.pk), "token": token, "language": conversation.language},
+            {
+                "conversation_id": str(conversation.pk),
+                "token": token,
+                "language": conversation.language,
+                # What POST .../consent must name before the first turn is accepted.
+                "notice_version": web_services.NOTICE_VERSION,
+            },
             status=status.HTTP_201_CREATED,
         )
         token_cookie_set(response, request, token)
@@ -121,6 +130,11 @@ class TurnCreateView(APIView):
             conversation_id=conversation_id, token=request_token(request)
         )
         # Before anything is recorded: a refused message is not lost, the page keeps it in the input box.
+        if conversation.contact.consent_version != web_services.NOTICE_VERSION:
+            # Enforced here, not only in the page's script: no message is stored before the notice is accepted.
+            raise ConsentRequired(
+                gettext("Please read and accept the privacy notice first. Your message was not sent."),
+            )
         ratelimit.turn_rate_check(request=request, conversation_id=conversation.pk)
         data = _valid(TurnCreateSerializer, request)
         key = data.get("client_message_id") or request.headers.get("Idempotency-Key") or uuid.uuid4().hex

@@ -82,6 +82,7 @@ def _catalog() -> dict[str, str]:
         ),
         "err.generic": _("Your message was not sent. It is still in the box; please try again."),
         "err.notice": _("Please read and accept the notice first."),
+        "err.consent_required": _("Please read and accept the notice first."),
         "offline": _(
             "You are offline. Your conversation will come back when you reconnect. In a crisis, call or text 988."
         ),

@@ -641,6 +641,7 @@
       bubble.remove();
       updateProgress();
       if (result.status === 409 && !(result.data.error && result.data.error.code === "idempotency_conflict")) { pending = null; }
+      if (result.data && result.data.error && result.data.error.code === "consent_required") { showNotice(); }
       showError(errorText(result));
     }).catch(function () {
       bubble.remove();

@@ -148,6 +148,11 @@ def _warm_up(base: str) -> None:
         created = client.post("/api/v1/conversations/", json={"language": "en"}).json()
         headers = {"Authorization": f"Bearer {created['token']}"}
         client.post(
+            f"/api/v1/conversations/{created['conversation_id']}/consent",
+            json={"version": created["notice_version"]},
+            headers=headers,
+        )
+        client.post(
             f"/api/v1/conversations/{created['conversation_id']}/turns/",
             json={"text": "warm up: a state ID in Austin", "client_message_id": "warm"},
             headers=headers,

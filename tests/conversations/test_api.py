@@ -8,6 +8,7 @@ import pytest
 from django.test import AsyncClient, Client
 
 from conversations.models import Turn
+from conversations.web.services import NOTICE_VERSION
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +17,12 @@ pytestmark = pytest.mark.django_db
 def conversation(client: Client) -> dict:
     response = client.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json")
     assert response.status_code == 201
+    consent = client.post(
+        f"/api/v1/conversations/{response.json()['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
+    assert consent.status_code == 200
     return response.json()
 
 

@@ -261,3 +261,22 @@ def test_a_token_idle_past_chat_token_days_is_refused_and_revoked(client: Client
     assert client.get("/api/v1/conversations/current/").status_code == 404
     assert Conversation.objects.get(pk=conversation["conversation_id"]).token_hash == ""
     _old_token_refused_everywhere(client, conversation, turn["turn_id"])
+
+
+def test_the_server_refuses_a_turn_before_the_notice_is_accepted_and_stores_nothing(client: Client) -> None:
+    created = client.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
+    assert created["notice_version"] == NOTICE_VERSION
+    refused = post(client, created, "my name is Maria, need housing in Austin", "c1")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "consent_required"
+    assert "notice" in refused.json()["error"]["message"]
+    assert not Turn.objects.filter(conversation_id=created["conversation_id"]).exists()
+    Contact.objects.filter(conversations__pk=created["conversation_id"]).update(consent_version="1999-old")
+    stale = post(client, created, "need housing in Austin", "c2")
+    assert stale.status_code == 403 and stale.json()["error"]["code"] == "consent_required"
+    client.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
+    assert post(client, created, "need housing in Austin", "c3").status_code == 201

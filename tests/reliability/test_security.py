@@ -24,6 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from conversations import services
 from conversations.models import InboundSms, Turn
+from conversations.web.services import NOTICE_VERSION
 from pathways_site.asgi import application
 from tests.conversations.fakes import FakeAnthropic, ok
 from tests.conversations.sms.conftest import ACCOUNT_SID, FROM_NUMBER, new_sid, sign
@@ -40,6 +41,11 @@ PUBLIC_PREFIXES = ("/api/hsds/",)
 def _conversation_with_turn() -> tuple[str, str, str]:
     http = HttpClient()
     created = http.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
+    http.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
     answer = http.post(
         f"/api/v1/conversations/{created['conversation_id']}/turns/",
         {"text": SECRET_TEXT},
