@@ -75,7 +75,12 @@ import sys, django, uvicorn
 django.setup()
 uvicorn.run("pathways_site.asgi:application", host="127.0.0.1", port=int(sys.argv[1]), lifespan="off", log_level="warning", ws_max_queue=64)
 """
-NO_LIMITS = {"CHAT_RATE_LIMIT_SESSION": "1000000", "CHAT_RATE_LIMIT_IP": "1000000"}
+NO_LIMITS = {
+    "CHAT_RATE_LIMIT_SESSION": "1000000",
+    "CHAT_RATE_LIMIT_IP": "1000000",
+    "CHAT_RATE_LIMIT_CREATE_IP": "1000000",
+    "CHAT_RATE_LIMIT_RESTART_IP": "1000000",
+}
 
 
 def _server_params() -> dict[str, str]:

@@ -121,6 +121,8 @@ ENV_OVERRIDES = {
     # One address runs every web session on purpose: the chat rate limits would only measure themselves.
     "CHAT_RATE_LIMIT_SESSION": "1000000",
     "CHAT_RATE_LIMIT_IP": "1000000",
+    "CHAT_RATE_LIMIT_CREATE_IP": "1000000",
+    "CHAT_RATE_LIMIT_RESTART_IP": "1000000",
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
     "TOKENIZERS_PARALLELISM": "false",

@@ -80,6 +80,20 @@ class Conversation(models.Model):
         return f"{self.channel} conversation {str(self.id)[:8]}"
 
 
+class RateCounter(models.Model):
+    """One fixed-window rate-limit counter, used when the cache is per process (no Redis): limits stay global.
+
+    The key names the scope, a hash of the identity (never a raw IP) and the window number.
+    """
+
+    key = models.CharField(max_length=120, primary_key=True)
+    count = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.count}"
+
+
 class Turn(models.Model):
     """One user message and everything done about it: the saved state of its workflow run."""
 

@@ -87,10 +87,12 @@ class ConversationCreateView(APIView):
                 },
             ),
             400: ERROR_SCHEMA,
+            429: ERROR_SCHEMA,
         },
     )
     def post(self, request: Request) -> Response:
         data = _valid(ConversationCreateSerializer, request)
+        ratelimit.conversation_rate_check(request=request, action="create")
         conversation, token = services.conversation_create(channel="web", language=data.get("language"))
         response = Response(
             {

@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 
 from conversations import selectors
 from conversations.errors import ConversationError
+from conversations.web import ratelimit
 from conversations.web import selectors as web_selectors
 from conversations.web import services as web_services
 from conversations.web.cookies import request_token, token_cookie_clear, token_cookie_set
@@ -236,9 +237,10 @@ class RestartConversationView(APIView):
 
     authentication_classes: list[Any] = []
 
-    @extend_schema(request=None, responses={201: SESSION_SCHEMA, 404: ERROR_SCHEMA})
+    @extend_schema(request=None, responses={201: SESSION_SCHEMA, 404: ERROR_SCHEMA, 429: ERROR_SCHEMA})
     def post(self, request: Request) -> Response:
         current = web_selectors.conversation_for_token(token=request_token(request))
+        ratelimit.conversation_rate_check(request=request, action="restart")
         conversation, token = web_services.conversation_restart(conversation=current)
         response = Response(
             _session_json(conversation, history=False) | {"token": token}, status=status.HTTP_201_CREATED

@@ -96,6 +96,8 @@ def live_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
     )
     # Turns run in the server process even when CI sets REDIS_URL: no Celery worker serves this test.
     env["CELERY_TASK_ALWAYS_EAGER"] = "true"
+    # Every browser context comes from 127.0.0.1: the per-IP conversation limit would only measure the suite.
+    env["CHAT_RATE_LIMIT_CREATE_IP"] = env["CHAT_RATE_LIMIT_RESTART_IP"] = "100000"
     env["MAP_TILE_URL"] = f"http://{TILE_HOST}/{{z}}/{{x}}/{{y}}.png"
     env.pop("ANTHROPIC_API_KEY", None)  # demo mode: deterministic nodes, no network
     log = (ROOT / "var" / "browser-server.log").open("w")
