@@ -94,6 +94,23 @@ class RateCounter(models.Model):
         return f"{self.key}={self.count}"
 
 
+class MetricCounter(models.Model):
+    """A per-day operational count (e.g. rejected Twilio webhooks): one row per name and day, never a row per event.
+
+    A flood of forged requests then costs one UPDATE each, not an audit row under the global audit lock.
+    """
+
+    name = models.CharField(max_length=80)
+    day = models.DateField()
+    count = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["name", "day"], name="metric_counter_name_day_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.day}={self.count}"
+
+
 class Turn(models.Model):
     """One user message and everything done about it: the saved state of its workflow run."""
 
