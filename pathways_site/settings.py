@@ -219,6 +219,9 @@ CHAT_TOKEN_DAYS = env_int("CHAT_TOKEN_DAYS", default=30, minimum=1)
 CHAT_RATE_LIMIT_CREATE_IP = env_int("CHAT_RATE_LIMIT_CREATE_IP", default=60, minimum=1)
 CHAT_RATE_LIMIT_RESTART_IP = env_int("CHAT_RATE_LIMIT_RESTART_IP", default=60, minimum=1)
 CHAT_RATE_LIMIT_CREATE_WINDOW_SECONDS = env_int("CHAT_RATE_LIMIT_CREATE_WINDOW_SECONDS", default=600, minimum=1)
+# Open SSE progress streams: per conversation (429 over it) and per server process (503 over it).
+SSE_MAX_STREAMS_PER_CONVERSATION = env_int("SSE_MAX_STREAMS_PER_CONVERSATION", default=4, minimum=1)
+SSE_MAX_STREAMS_PER_PROCESS = env_int("SSE_MAX_STREAMS_PER_PROCESS", default=200, minimum=1)
 # Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs); empty = REMOTE_ADDR is the client.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
