@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 
 from audit.services import audit_event_record
 from conversations.errors import ConversationError
+from conversations.hooks import redact
 from conversations.models import Conversation, OutboundMessage, StaffMessage
 from conversations.sms.outbox import outbox_put
 from conversations.web.events import publish_group, publish_progress
@@ -71,7 +72,9 @@ def staff_message_create(
             existing = StaffMessage.objects.filter(conversation=conversation, idempotency_key=key).first()
             if existing is not None:
                 return existing, False
-            text = staff_message_validate(body=body, channel=conversation.channel)
+            # Staff text is redacted like the person's before it is stored (and so before it is sent):
+            # a name or number a case manager types must not sit in the database either.
+            text = redact(staff_message_validate(body=body, channel=conversation.channel), conversation.language).text
             outbound = None
             if conversation.channel == "sms":
                 contact = conversation.contact
