@@ -16,9 +16,9 @@ from django.db import IntegrityError, transaction
 
 from audit.services import audit_event_record
 from conversations.errors import ConversationError
-from conversations.hooks import redact
 from conversations.models import Conversation, OutboundMessage, StaffMessage
 from conversations.sms.outbox import outbox_put
+from conversations.staff_redaction import staff_text_redact
 from conversations.web.events import publish_group, publish_progress
 
 logger = logging.getLogger(__name__)
@@ -74,7 +74,11 @@ def staff_message_create(
                 return existing, False
             # Staff text is redacted like the person's before it is stored (and so before it is sent):
             # a name or number a case manager types must not sit in the database either.
-            text = redact(staff_message_validate(body=body, channel=conversation.channel), conversation.language).text
+            text = staff_text_redact(
+                staff_message_validate(body=body, channel=conversation.channel),
+                author=author,
+                language=conversation.language,
+            )
             outbound = None
             if conversation.channel == "sms":
                 contact = conversation.contact

@@ -24,10 +24,10 @@ from django.utils import timezone
 from audit.services import audit_event_record
 from conversations.background import task_dispatch, task_for
 from conversations.errors import ConversationError
-from conversations.hooks import redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason, UnknownOutbound
 from conversations.sms.gateway import OPTED_OUT_CODE
+from conversations.staff_redaction import staff_text_redact
 from conversations.workflow import approval
 from conversations.workflow.delivery import Outbound
 
@@ -273,7 +273,7 @@ def _pending_for_update(message_id: object) -> OutboundMessage:
 _WORDS = re.compile(r"\S+|\s+")
 
 
-def staff_edit_redact(*, draft: str, edited: str) -> str:
+def staff_edit_redact(*, draft: str, edited: str, author: object = None) -> str:
     """Redact what a case manager typed into a draft, keeping the navigator's own words as they were.
 
     The draft was written from redacted input and the reviewed directory, so its organization names
@@ -288,18 +288,18 @@ def staff_edit_redact(*, draft: str, edited: str) -> str:
             out.extend(new[j1:j2])
         elif j2 > j1:
             before = next((token for token in reversed(new[:j1]) if token.strip()), "")
-            out.append(_redact_run(before, "".join(new[j1:j2])))
+            out.append(_redact_run(before, "".join(new[j1:j2]), author))
     return "".join(out).strip()
 
 
-def _redact_run(before: str, run: str) -> str:
+def _redact_run(before: str, run: str, author: object) -> str:
     core = run.strip()
     if not core:
         return run
     head, tail = run[: len(run) - len(run.lstrip())], run[len(run.rstrip()) :]
     prefix = f"{before} "
-    typed = redact(prefix + core).text if before else ""
-    masked = typed[len(prefix) :] if before and typed.startswith(prefix) else redact(core).text
+    typed = staff_text_redact(prefix + core, author=author) if before else ""
+    masked = typed[len(prefix) :] if before and typed.startswith(prefix) else staff_text_redact(core, author=author)
     return head + masked + tail
 
 
@@ -311,7 +311,7 @@ def outbound_approve(*, message_id: object, actor: object, body: str | None = No
     with transaction.atomic():
         message = _pending_for_update(message_id)
         # A case manager's edit is redacted like any other typed text before it is stored (and sent).
-        cleaned = staff_edit_redact(draft=message.body, edited=body.strip()) if body is not None else None
+        cleaned = staff_edit_redact(draft=message.body, edited=body.strip(), author=actor) if body is not None else None
         edited = cleaned is not None and cleaned != message.body.strip()
         if cleaned is not None:
             if not cleaned:
@@ -344,7 +344,10 @@ def outbound_reject(*, message_id: object, actor: object, reason: str) -> Outbou
         raise RejectionNeedsReason("Please give a reason for rejecting this message.")
     with transaction.atomic():  # not durable, for the same reason as outbound_approve
         message = _pending_for_update(message_id)
-        message.status, message.rejection_reason = Status.REJECTED, redact(reason.strip()).text[:300]
+        message.status, message.rejection_reason = (
+            Status.REJECTED,
+            staff_text_redact(reason.strip(), author=actor)[:300],
+        )
         message.save(update_fields=["status", "rejection_reason", "updated_at"])
         audit_event_record(
             action="outbound.rejected",

@@ -83,3 +83,19 @@ def test_client_notes_typed_in_the_admin_are_redacted() -> None:
     )
     assert form.is_valid(), form.errors
     assert _clean(form.cleaned_data["notes"]) and form.cleaned_data["notes"].startswith("Sister:")
+
+
+def test_the_case_managers_own_name_stays_everyone_elses_goes() -> None:
+    from tests.caseload.factories import UserFactory
+
+    rosa = UserFactory(username="rosa.g", first_name="Rosa", last_name="Garza")
+    conversation, _ = services.conversation_create(channel="web")
+    message, _ = staff_message_create(
+        conversation_id=conversation.pk,
+        author=rosa,
+        body=f"Hi, this is Rosa Garza. {TYPED}",
+        idempotency_key="own",
+        actor="rosa.g",
+    )
+    stored = StaffMessage.objects.get(pk=message.pk).body
+    assert stored.startswith("Hi, this is Rosa Garza.") and _clean(stored)
