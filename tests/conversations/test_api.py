@@ -243,6 +243,47 @@ async def test_a_stream_that_runs_to_done_gives_its_slot_back(settings) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_client_that_disconnects_mid_stream_gives_its_slot_back() -> None:
+    """Through the real ASGI app: the disconnect cancels the stream, and its slot is released."""
+    import asyncio
+
+    from conversations.web.api import STREAM_SLOTS
+    from pathways_site.asgi import application
+
+    turn, token = await _running_turn("gone")  # never finishes: only the disconnect ends the stream
+    path = f"/api/v1/turns/{turn.pk}/events"
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", b"testserver"), (b"authorization", f"Bearer {token}".encode())],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+    inbox: asyncio.Queue[dict] = asyncio.Queue()
+    await inbox.put({"type": "http.request", "body": b"", "more_body": False})
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    task = asyncio.create_task(application(scope, inbox.get, send))
+    for _ in range(200):
+        if any(m["type"] == "http.response.body" and m.get("body") for m in sent):
+            break
+        await asyncio.sleep(0.05)
+    assert sent[0]["status"] == 200 and STREAM_SLOTS.total == 1
+    await inbox.put({"type": "http.disconnect"})
+    await asyncio.wait_for(task, 10)
+    assert STREAM_SLOTS.total == 0 and not STREAM_SLOTS.by_conversation
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_sse_streams_are_capped_per_process_with_a_503(settings) -> None:
     settings.SSE_MAX_STREAMS_PER_PROCESS = 1
     turn, token = await _running_turn("p1")
