@@ -248,6 +248,7 @@ def test_a_token_idle_past_chat_token_days_is_refused_and_revoked(client: Client
 
     settings.CHAT_TOKEN_DAYS = 30
     conversation = start(client)
+    assert client.cookies["pathways_token"]["max-age"] == 30 * 24 * 3600
     turn = post(client, conversation, "food bank in austin", "x1").json()
     Conversation.objects.filter(pk=conversation["conversation_id"]).update(
         token_used_at=timezone.now() - timedelta(days=29)
