@@ -121,6 +121,8 @@ ENV_OVERRIDES = {
     # One address runs every web session on purpose: the chat rate limits would only measure themselves.
     "CHAT_RATE_LIMIT_SESSION": "1000000",
     "CHAT_RATE_LIMIT_IP": "1000000",
+    "CHAT_RATE_LIMIT_CREATE_IP": "1000000",
+    "CHAT_RATE_LIMIT_RESTART_IP": "1000000",
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
     "TOKENIZERS_PARALLELISM": "false",
@@ -217,10 +219,11 @@ async def _web_session(  # noqa: PLR0912, PLR0915 - one scripted visitor
             started = time.perf_counter()
             try:
                 ws = await websockets.connect(
-                    base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/?token={token}",
+                    base.replace("http://", "ws://") + f"/ws/conversations/{conversation_id}/",
                     origin=base,
                     open_timeout=30,
                 )
+                await ws.send(json.dumps({"type": "auth", "token": token}))  # the token never goes in the URL
                 stats.record("WS connect", started, 101, True)
             except (OSError, websockets.WebSocketException, TimeoutError) as exc:
                 stats.record("WS connect", started, type(exc).__name__, False)
@@ -632,6 +635,11 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, load, drain, che
         ) as client:  # load the embedding model in both workers, outside the figures
             for _ in range(4):
                 created = client.post("/api/v1/conversations/", json={}).json()
+                client.post(
+                    f"/api/v1/conversations/{created['conversation_id']}/consent",
+                    json={"version": NOTICE_VERSION},
+                    headers={"Authorization": f"Bearer {created['token']}"},
+                )
                 client.post(
                     f"/api/v1/conversations/{created['conversation_id']}/turns/",
                     json={"text": "warm up: food in Austin", "client_message_id": "warm"},

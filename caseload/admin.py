@@ -34,6 +34,7 @@ from caseload.errors import CaseloadError
 from caseload.models import Client, ClientContact, Dashboard, Queue
 from caseload.read_audit import ReadAuditedAdmin, list_record
 from caseload.summary import client_summary
+from conversations.hooks import redact
 from conversations.models import Conversation, NodeRun, OutboundMessage, Turn
 from resources.selectors import coverage as directory_coverage
 from resources.taxonomy import CORE_NEEDS, COVERAGE_REGIONS
@@ -94,6 +95,11 @@ class ClientForm(forms.ModelForm):
     class Meta:
         model = Client
         fields = ("name", "case_manager", "status", "release_date", "supervision_type", "notes")
+
+    def clean_notes(self) -> str:
+        """Notes go through the same redaction as every typed text: context, not phone numbers or others' names."""
+        notes = self.cleaned_data.get("notes") or ""
+        return redact(notes).text if notes.strip() else notes
 
 
 @admin.register(Client)

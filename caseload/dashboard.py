@@ -12,6 +12,7 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from conversations import metrics
 from conversations.models import OutboundMessage, Turn
 
 DEFAULT_DAYS = 30
@@ -39,6 +40,7 @@ class DashboardMetrics:
     approval_latency: Latency
     top_needs_by_region: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
     map_pins_by_region: tuple[tuple[str, int], ...]
+    webhook_rejections: int = 0  # unsigned or mis-signed Twilio requests refused (a flood shows here)
 
     @property
     def gate_handoff_rate(self) -> float | None:
@@ -150,6 +152,7 @@ def dashboard_metrics(*, days: int = DEFAULT_DAYS, now: datetime | None = None) 
         approval_latency=latency,
         top_needs_by_region=top_needs,
         map_pins_by_region=tuple(sorted(pins.items(), key=lambda item: (-item[1], item[0]))),
+        webhook_rejections=metrics.metric_prefix_total(prefix=metrics.SMS_SIGNATURE_REJECTED, since=since, until=until),
     )
 
 

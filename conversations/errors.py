@@ -48,3 +48,10 @@ class IdempotencyConflict(ConversationError):
 class RateLimited(ConversationError):
     http_status = 429
     code = "rate_limited"
+
+
+class ConsentRequired(ConversationError):
+    """A turn before the current privacy notice was accepted: refused and not stored (the page shows the notice)."""
+
+    http_status = 403
+    code = "consent_required"

@@ -62,6 +62,9 @@ class Conversation(models.Model):
     token_hash = models.CharField(
         max_length=64, blank=True, db_index=True, help_text="SHA-256 of the bearer token (web)"
     )
+    token_used_at = models.DateTimeField(
+        null=True, blank=True, help_text="last use of the bearer token (web); idle past CHAT_TOKEN_DAYS it is revoked"
+    )
     mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.NAVIGATOR)
     mode_changed_by = models.CharField(max_length=150, blank=True)
     mode_changed_at = models.DateTimeField(null=True, blank=True)
@@ -75,6 +78,37 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.channel} conversation {str(self.id)[:8]}"
+
+
+class RateCounter(models.Model):
+    """One fixed-window rate-limit counter, used when the cache is per process (no Redis): limits stay global.
+
+    The key names the scope, a hash of the identity (never a raw IP) and the window number.
+    """
+
+    key = models.CharField(max_length=120, primary_key=True)
+    count = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.count}"
+
+
+class MetricCounter(models.Model):
+    """A per-day operational count (e.g. rejected Twilio webhooks): one row per name and day, never a row per event.
+
+    A flood of forged requests then costs one UPDATE each, not an audit row under the global audit lock.
+    """
+
+    name = models.CharField(max_length=80)
+    day = models.DateField()
+    count = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["name", "day"], name="metric_counter_name_day_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.day}={self.count}"
 
 
 class Turn(models.Model):

@@ -3,18 +3,42 @@
 from __future__ import annotations
 
 import hmac
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from conversations import crypto
 from conversations.errors import BadToken, UnknownConversation, UnknownTurn
 from conversations.models import Conversation, OutboundMessage, StaffMessage, Turn
 
+# The last-use stamp is written at most this often: the expiry is counted in days, a write per poll is waste.
+TOKEN_TOUCH_EVERY = timedelta(minutes=10)
+
+
+def token_live(conversation: Conversation) -> bool:
+    """Check a web token's idle time and stamp its use; an idle token is revoked here (its hash cleared).
+
+    A write inside a read on purpose: every token use passes here, so the inactivity rule
+    (CHAT_TOKEN_DAYS) is enforced server-side on each request, whatever age the cookie claims.
+    """
+    now = timezone.now()
+    last = conversation.token_used_at or conversation.created_at
+    if last < now - timedelta(days=settings.CHAT_TOKEN_DAYS):
+        Conversation.objects.filter(pk=conversation.pk, token_hash=conversation.token_hash).update(token_hash="")
+        conversation.token_hash = ""
+        return False
+    if conversation.token_used_at is None or now - conversation.token_used_at > TOKEN_TOUCH_EVERY:
+        Conversation.objects.filter(pk=conversation.pk).update(token_used_at=now)  # update(): updated_at stays
+        conversation.token_used_at = now
+    return True
+
 
 def conversation_get_authorized(*, conversation_id: UUID | str, token: str | None) -> Conversation:
-    """Return the conversation if `token` is its bearer token; unknown ids and wrong tokens never leak which."""
+    """Return the conversation if `token` is its live bearer token; unknown ids and wrong tokens never leak which."""
     try:
         conversation = Conversation.objects.select_related("contact").get(pk=conversation_id)
     except (Conversation.DoesNotExist, ValueError, TypeError):
@@ -23,6 +47,7 @@ def conversation_get_authorized(*, conversation_id: UUID | str, token: str | Non
         not token
         or not conversation.token_hash
         or not hmac.compare_digest(conversation.token_hash, crypto.token_hash(token))
+        or not token_live(conversation)
     ):
         raise BadToken("This conversation belongs to another session.")
     return conversation

@@ -19,6 +19,7 @@ from audit.services import audit_event_record
 from conversations.errors import ConversationError
 from conversations.models import Conversation, OutboundMessage, StaffMessage
 from conversations.sms.outbox import outbox_put
+from conversations.staff_redaction import staff_text_redact
 from conversations.web.events import publish_group, publish_progress
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,13 @@ def staff_message_create(
             existing = StaffMessage.objects.filter(conversation=conversation, idempotency_key=key).first()
             if existing is not None:
                 return existing, False
-            text = staff_message_validate(body=body, channel=conversation.channel)
+            # Staff text is redacted like the person's before it is stored (and so before it is sent):
+            # a name or number a case manager types must not sit in the database either.
+            text = staff_text_redact(
+                staff_message_validate(body=body, channel=conversation.channel),
+                author=author,
+                language=conversation.language,
+            )
             outbound = None
             if conversation.channel == "sms":
                 contact = conversation.contact

@@ -73,6 +73,17 @@ def env_list(name: str, *, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def env_networks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """Parse a comma-separated list of IP addresses or CIDR networks (a bare address is a /32 or /128)."""
+    networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for item in env_list(name, default=[]):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(f"{name} must list IP addresses or networks, got {item!r}") from None
+    return networks
+
+
 # Django's test client's host name: never resolvable, so it cannot be served to anyone.
 _LOCAL_NAMES = frozenset({"localhost", "testserver"})
 

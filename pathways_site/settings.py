@@ -14,7 +14,7 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from pathways_site.env import env_bool, env_float, env_int, env_list, env_str, is_loopback_host
+from pathways_site.env import env_bool, env_float, env_int, env_list, env_networks, env_str, is_loopback_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PATHWAYS_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -212,6 +212,18 @@ CACHES = (
 CHAT_RATE_LIMIT_SESSION = env_int("CHAT_RATE_LIMIT_SESSION", default=10, minimum=1)
 CHAT_RATE_LIMIT_IP = env_int("CHAT_RATE_LIMIT_IP", default=60, minimum=1)
 CHAT_RATE_LIMIT_WINDOW_SECONDS = env_int("CHAT_RATE_LIMIT_WINDOW_SECONDS", default=60, minimum=1)
+# A chat token unused for this many days is refused and revoked (a shared shelter computer forgets the person).
+CHAT_TOKEN_DAYS = env_int("CHAT_TOKEN_DAYS", default=30, minimum=1)
+# New conversations and "Start over" per client IP per window: generous (a shelter's Wi-Fi is one address),
+# yet a script cannot fill the database.
+CHAT_RATE_LIMIT_CREATE_IP = env_int("CHAT_RATE_LIMIT_CREATE_IP", default=60, minimum=1)
+CHAT_RATE_LIMIT_RESTART_IP = env_int("CHAT_RATE_LIMIT_RESTART_IP", default=60, minimum=1)
+CHAT_RATE_LIMIT_CREATE_WINDOW_SECONDS = env_int("CHAT_RATE_LIMIT_CREATE_WINDOW_SECONDS", default=600, minimum=1)
+# Open SSE progress streams: per conversation (429 over it) and per server process (503 over it).
+SSE_MAX_STREAMS_PER_CONVERSATION = env_int("SSE_MAX_STREAMS_PER_CONVERSATION", default=4, minimum=1)
+SSE_MAX_STREAMS_PER_PROCESS = env_int("SSE_MAX_STREAMS_PER_PROCESS", default=200, minimum=1)
+# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs); empty = REMOTE_ADDR is the client.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"

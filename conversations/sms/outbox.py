@@ -8,7 +8,9 @@ rule right before the send, since the person may have texted STOP in between.
 
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -26,6 +28,7 @@ from conversations.errors import ConversationError
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason, UnknownOutbound
 from conversations.sms.gateway import OPTED_OUT_CODE
+from conversations.staff_redaction import staff_text_redact
 from conversations.workflow import approval
 from conversations.workflow.delivery import Outbound
 
@@ -270,6 +273,39 @@ def _pending_for_update(message_id: UUID | str) -> OutboundMessage:
     return message
 
 
+_WORDS = re.compile(r"\S+|\s+")
+
+
+def staff_edit_redact(*, draft: str, edited: str, author: object = None) -> str:
+    """Redact what a case manager typed into a draft, keeping the navigator's own words as they were.
+
+    The draft was written from redacted input and the reviewed directory, so its organization names
+    and phone numbers are not personal data; masking them would send "Call [NAME] at [PHONE]". Only
+    the runs of words the edit inserted or replaced go through `redact` (each with the unchanged
+    word before it, so cues like "Officer" still mark the name after them).
+    """
+    old, new = _WORDS.findall(draft), _WORDS.findall(edited)
+    out: list[str] = []
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(new[j1:j2])
+        elif j2 > j1:
+            before = next((token for token in reversed(new[:j1]) if token.strip()), "")
+            out.append(_redact_run(before, "".join(new[j1:j2]), author))
+    return "".join(out).strip()
+
+
+def _redact_run(before: str, run: str, author: object) -> str:
+    core = run.strip()
+    if not core:
+        return run
+    head, tail = run[: len(run) - len(run.lstrip())], run[len(run.rstrip()) :]
+    prefix = f"{before} "
+    typed = staff_text_redact(prefix + core, author=author) if before else ""
+    masked = typed[len(prefix) :] if before and typed.startswith(prefix) else staff_text_redact(core, author=author)
+    return head + masked + tail
+
+
 def outbound_approve(*, message_id: UUID | str, actor: object, body: str | None = None) -> OutboundMessage:
     """Approve (optionally edit) a pending reply or a human-mode suggestion; the send is queued on commit."""
     name = _actor_name(actor)
@@ -277,11 +313,13 @@ def outbound_approve(*, message_id: UUID | str, actor: object, body: str | None 
     # the outermost commit through on_commit).
     with transaction.atomic():
         message = _pending_for_update(message_id)
-        edited = body is not None and body.strip() != message.body.strip()
-        if body is not None:
-            if not body.strip():
+        # A case manager's edit is redacted like any other typed text before it is stored (and sent).
+        cleaned = staff_edit_redact(draft=message.body, edited=body.strip(), author=actor) if body is not None else None
+        edited = cleaned is not None and cleaned != message.body.strip()
+        if cleaned is not None:
+            if not cleaned:
                 raise ConversationError("An approved message cannot be empty.", code="empty_message")
-            message.body = body.strip()
+            message.body = cleaned
         if message.status == Status.SUGGESTED:
             # In human mode only a case manager's own messages go out: approving makes it theirs.
             message.kind = Kind.HUMAN
@@ -309,7 +347,10 @@ def outbound_reject(*, message_id: UUID | str, actor: object, reason: str) -> Ou
         raise RejectionNeedsReason("Please give a reason for rejecting this message.")
     with transaction.atomic():  # not durable, for the same reason as outbound_approve
         message = _pending_for_update(message_id)
-        message.status, message.rejection_reason = Status.REJECTED, reason.strip()[:300]
+        message.status, message.rejection_reason = (
+            Status.REJECTED,
+            staff_text_redact(reason.strip(), author=actor)[:300],
+        )
         message.save(update_fields=["status", "rejection_reason", "updated_at"])
         audit_event_record(
             action="outbound.rejected",

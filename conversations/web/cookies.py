@@ -15,7 +15,6 @@ from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request
 
 TOKEN_COOKIE: Final = "pathways_token"  # noqa: S105 - a cookie name, not a secret
-COOKIE_MAX_AGE: Final = 60 * 60 * 24 * 30
 
 
 def token_cookie_set(response: HttpResponseBase, request: HttpRequest | Request, token: str) -> None:
@@ -26,7 +25,8 @@ def token_cookie_set(response: HttpResponseBase, request: HttpRequest | Request,
         httponly=True,
         samesite="Strict",
         secure=not settings.DEBUG and request.is_secure(),
-        max_age=COOKIE_MAX_AGE,
+        # The browser forgets it when the server would refuse it anyway (the server-side check is what counts).
+        max_age=60 * 60 * 24 * settings.CHAT_TOKEN_DAYS,
     )
 
 

@@ -16,7 +16,7 @@ def conversation_for_token(*, token: str | None) -> Conversation:
     if not token:
         raise UnknownConversation("No conversation in this session.", code="no_conversation")
     conversation = Conversation.objects.select_related("contact").filter(token_hash=crypto.token_hash(token)).first()
-    if conversation is None:
+    if conversation is None or not selectors.token_live(conversation):
         raise UnknownConversation("No conversation in this session.", code="no_conversation")
     return conversation
 

@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 
 from conversations import selectors
 from conversations.errors import ConversationError
+from conversations.web import ratelimit
 from conversations.web import selectors as web_selectors
 from conversations.web import services as web_services
 from conversations.web.cookies import request_token, token_cookie_clear, token_cookie_set
@@ -82,12 +83,15 @@ def _catalog() -> dict[str, str]:
         ),
         "err.generic": _("Your message was not sent. It is still in the box; please try again."),
         "err.notice": _("Please read and accept the notice first."),
+        "err.consent_required": _("Please read and accept the notice first."),
         "offline": _(
             "You are offline. Your conversation will come back when you reconnect. In a crisis, call or text 988."
         ),
         "online": _("You are back online."),
-        "confirm_delete": _("Delete this conversation for good? This cannot be undone."),
-        "deleted": _("Your conversation was deleted."),
+        "confirm_delete": _(
+            "Delete all your conversations on this device for good, earlier ones included? This cannot be undone."
+        ),
+        "deleted": _("All your conversations on this device were deleted ({n})."),
         "restarted": _("You started a new conversation."),
         "sending": _("Sending…"),
     }
@@ -233,9 +237,10 @@ class RestartConversationView(APIView):
 
     authentication_classes: list[Any] = []
 
-    @extend_schema(request=None, responses={201: SESSION_SCHEMA, 404: ERROR_SCHEMA})
+    @extend_schema(request=None, responses={201: SESSION_SCHEMA, 404: ERROR_SCHEMA, 429: ERROR_SCHEMA})
     def post(self, request: Request) -> Response:
         current = web_selectors.conversation_for_token(token=request_token(request))
+        ratelimit.conversation_rate_check(request=request, action="restart")
         conversation, token = web_services.conversation_restart(conversation=current)
         response = Response(
             _session_json(conversation, history=False) | {"token": token}, status=status.HTTP_201_CREATED
@@ -267,16 +272,24 @@ class ConsentView(APIView):
 
 
 class ConversationDeleteView(APIView):
-    """Delete my conversation: its turns, node runs and outbox rows are erased; the audit log keeps only counts."""
+    """Delete my conversations: every one from this device, with turns, node runs and outbox rows; audit keeps counts."""
 
     authentication_classes: list[Any] = []
 
-    @extend_schema(request=None, responses={204: None, 403: ERROR_SCHEMA, 404: ERROR_SCHEMA})
+    @extend_schema(
+        request=None,
+        responses={
+            200: inline_serializer("ChatDeleted", fields={"deleted": serializers.DictField()}),
+            403: ERROR_SCHEMA,
+            404: ERROR_SCHEMA,
+        },
+    )
     def delete(self, request: Request, conversation_id: Any) -> Response:
         conversation = selectors.conversation_get_authorized(
             conversation_id=conversation_id, token=request_token(request)
         )
-        web_services.conversation_delete(conversation=conversation)
-        response = Response(status=status.HTTP_204_NO_CONTENT)
+        counts = web_services.conversation_delete(conversation=conversation)
+        # The answer says what went: every conversation of this device, not only the one on screen.
+        response = Response({"deleted": counts}, status=status.HTTP_200_OK)
         token_cookie_clear(response)
         return response

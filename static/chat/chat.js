@@ -641,6 +641,7 @@
       bubble.remove();
       updateProgress();
       if (result.status === 409 && !(result.data.error && result.data.error.code === "idempotency_conflict")) { pending = null; }
+      if (result.data && result.data.error && result.data.error.code === "consent_required") { showNotice(); }
       showError(errorText(result));
     }).catch(function () {
       bubble.remove();
@@ -670,13 +671,15 @@
     if (!session || !window.confirm(t("confirm_delete"))) { return; }
     api("DELETE", "conversations/" + session.conversation_id + "/").then(function (result) {
       if (!result.ok && result.status !== 404) { throw new Error("delete"); }
+      var deleted = result.data && result.data.deleted ? result.data.deleted.conversations : 0;
+      var said = t("deleted").replace("{n}", String(deleted || 0));
       closeSocket();
       resetView();
       session = null;
       pending = null;
       showNotice();
-      announce(t("deleted"));
-      formError.textContent = t("deleted");
+      announce(said);
+      formError.textContent = said;
     }).catch(function () { showError(t("err.generic")); });
   }
 

@@ -96,6 +96,8 @@ def live_url(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
     )
     # Turns run in the server process even when CI sets REDIS_URL: no Celery worker serves this test.
     env["CELERY_TASK_ALWAYS_EAGER"] = "true"
+    # Every browser context comes from 127.0.0.1: the per-IP conversation limit would only measure the suite.
+    env["CHAT_RATE_LIMIT_CREATE_IP"] = env["CHAT_RATE_LIMIT_RESTART_IP"] = "100000"
     env["MAP_TILE_URL"] = f"http://{TILE_HOST}/{{z}}/{{x}}/{{y}}.png"
     env.pop("ANTHROPIC_API_KEY", None)  # demo mode: deterministic nodes, no network
     log = (ROOT / "var" / "browser-server.log").open("w")
@@ -147,6 +149,11 @@ def _warm_up(base: str) -> None:
     with httpx.Client(base_url=base, timeout=120) as client:
         created = client.post("/api/v1/conversations/", json={"language": "en"}).json()
         headers = {"Authorization": f"Bearer {created['token']}"}
+        client.post(
+            f"/api/v1/conversations/{created['conversation_id']}/consent",
+            json={"version": created["notice_version"]},
+            headers=headers,
+        )
         client.post(
             f"/api/v1/conversations/{created['conversation_id']}/turns/",
             json={"text": "warm up: a state ID in Austin", "client_message_id": "warm"},

@@ -255,10 +255,18 @@ def test_deleting_the_conversation_erases_its_turns_and_logs_it_without_content(
     turn = turn_json(page, reply)
     conversation_id = turn["conversation_id"]
     assert Turn.objects.filter(conversation_id=conversation_id).exists()
-    page.once("dialog", lambda dialog: dialog.accept())
+    asked: list[str] = []
+
+    def confirm(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    page.once("dialog", confirm)
     page.locator("#delete").click()
     expect(page.locator(".msg")).to_have_count(0)
     expect(page.locator("#notice")).to_be_visible()
+    assert "all your conversations on this device" in asked[0]  # the confirmation says what goes
+    expect(page.locator("#form-error")).to_contain_text("All your conversations on this device were deleted (1)")
     assert not Conversation.objects.filter(pk=conversation_id).exists()
     assert not Turn.objects.filter(conversation_id=conversation_id).exists()
     assert not NodeRun.objects.filter(turn_id=turn["turn_id"]).exists()

@@ -113,6 +113,11 @@ def test_the_inbox_shows_a_new_crisis_live_without_reload(new_context: Callable,
     manager = _case_manager("Rosa")
     with httpx.Client(base_url=live_url, timeout=60) as api:
         created = api.post("/api/v1/conversations/", json={"language": "en"}).json()
+        api.post(
+            f"/api/v1/conversations/{created['conversation_id']}/consent",
+            json={"version": created["notice_version"]},
+            headers={"Authorization": f"Bearer {created['token']}"},
+        )
         conversation = Conversation.objects.get(pk=created["conversation_id"])
         _link(conversation, manager, f"Crisis client {uuid.uuid4().hex[:6]}")
         admin = new_context(width=1280, height=900).new_page()

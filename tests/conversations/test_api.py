@@ -8,6 +8,7 @@ import pytest
 from django.test import AsyncClient, Client
 
 from conversations.models import Turn
+from conversations.web.services import NOTICE_VERSION
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +17,12 @@ pytestmark = pytest.mark.django_db
 def conversation(client: Client) -> dict:
     response = client.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json")
     assert response.status_code == 201
+    consent = client.post(
+        f"/api/v1/conversations/{response.json()['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
+    assert consent.status_code == 200
     return response.json()
 
 
@@ -177,6 +184,119 @@ async def test_an_sse_stream_gives_its_database_connection_back_before_it_stream
     assert (first.decode() if isinstance(first, bytes) else first).startswith(": stream open")
     assert not await holding()  # authorised, then released: a turn still running pins no connection
     await stream.aclose()
+
+
+async def _running_turn(key: str) -> tuple[object, str]:
+    from asgiref.sync import sync_to_async
+
+    from conversations import services
+
+    conversation, token = await sync_to_async(services.conversation_create)(channel="web")
+    turn, _ = await sync_to_async(services.turn_start)(
+        conversation=conversation, text="need a job in houston", idempotency_key=key
+    )
+    return turn, token
+
+
+async def _open_stream(turn: object, token: str) -> object:
+    return await AsyncClient().get(f"/api/v1/turns/{turn.pk}/events", headers={"Authorization": f"Bearer {token}"})
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_sse_streams_are_capped_per_conversation_and_the_slot_comes_back_when_one_ends(settings) -> None:
+    from conversations.web.api import STREAM_SLOTS
+
+    settings.SSE_MAX_STREAMS_PER_CONVERSATION = 1
+    turn, token = await _running_turn("cap")  # still running: its stream stays open
+    first = await _open_stream(turn, token)
+    stream = aiter(first.streaming_content)
+    await anext(stream)
+    refused = await _open_stream(turn, token)
+    assert refused.status_code == 429
+    body = json.loads(b"".join(refused.streaming_content))
+    assert body["error"]["code"] == "too_many_streams" and "streams" in body["error"]["message"]
+    first.close()  # what the server does when the person leaves the page
+    await stream.aclose()
+    assert STREAM_SLOTS.total == 0 and not STREAM_SLOTS.by_conversation
+    again = await _open_stream(turn, token)
+    assert again.status_code == 200
+    again.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_stream_that_runs_to_done_gives_its_slot_back(settings) -> None:
+    from asgiref.sync import sync_to_async
+
+    from conversations import services
+    from conversations.web.api import STREAM_SLOTS
+
+    settings.SSE_MAX_STREAMS_PER_CONVERSATION = 1
+    turn, token = await _running_turn("done")
+    await sync_to_async(services.turn_run)(turn_id=turn.pk)
+    finished = await _open_stream(turn, token)
+    chunks = [chunk.decode() if isinstance(chunk, bytes) else chunk async for chunk in finished.streaming_content]
+    assert "event: done" in "".join(chunks)
+    assert STREAM_SLOTS.total == 0  # released by the stream itself, before any close()
+    again = await _open_stream(turn, token)
+    assert again.status_code == 200
+    again.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_client_that_disconnects_mid_stream_gives_its_slot_back() -> None:
+    """Through the real ASGI app: the disconnect cancels the stream, and its slot is released."""
+    import asyncio
+
+    from conversations.web.api import STREAM_SLOTS
+    from pathways_site.asgi import application
+
+    turn, token = await _running_turn("gone")  # never finishes: only the disconnect ends the stream
+    path = f"/api/v1/turns/{turn.pk}/events"
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", b"testserver"), (b"authorization", f"Bearer {token}".encode())],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+    inbox: asyncio.Queue[dict] = asyncio.Queue()
+    await inbox.put({"type": "http.request", "body": b"", "more_body": False})
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    task = asyncio.create_task(application(scope, inbox.get, send))
+    for _ in range(200):
+        if any(m["type"] == "http.response.body" and m.get("body") for m in sent):
+            break
+        await asyncio.sleep(0.05)
+    assert sent[0]["status"] == 200 and STREAM_SLOTS.total == 1
+    await inbox.put({"type": "http.disconnect"})
+    await asyncio.wait_for(task, 10)
+    assert STREAM_SLOTS.total == 0 and not STREAM_SLOTS.by_conversation
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_sse_streams_are_capped_per_process_with_a_503(settings) -> None:
+    settings.SSE_MAX_STREAMS_PER_PROCESS = 1
+    turn, token = await _running_turn("p1")
+    other, other_token = await _running_turn("p2")
+    first = await _open_stream(turn, token)
+    busy = await _open_stream(other, other_token)
+    assert busy.status_code == 503
+    body = json.loads(b"".join(busy.streaming_content))
+    assert body["error"]["code"] == "server_busy"
+    first.close()
+    second = await _open_stream(other, other_token)
+    assert second.status_code == 200
+    second.close()
 
 
 def test_the_openapi_schema_describes_the_turn_api(client: Client) -> None:

@@ -127,7 +127,8 @@ def test_delete_erases_turns_and_node_runs_and_logs_only_counts(client: Client) 
     post(client, conversation, "my number is 512-555-0199, need housing in Austin", "d1")
     turn_ids = list(Turn.objects.filter(conversation_id=conversation["conversation_id"]).values_list("pk", flat=True))
     response = client.delete(f"/api/v1/conversations/{conversation['conversation_id']}/")
-    assert response.status_code == 204
+    assert response.status_code == 200
+    assert response.json()["deleted"]["conversations"] == 1 and response.json()["deleted"]["turns"] == 1
     assert response.cookies["pathways_token"].value == ""
     assert not Conversation.objects.filter(pk=conversation["conversation_id"]).exists()
     assert not Turn.objects.filter(pk__in=turn_ids).exists()
@@ -196,3 +197,87 @@ def test_a_web_contact_keeps_no_phone(client: Client) -> None:
     conversation = start(client)
     contact = Contact.objects.get(conversations__pk=conversation["conversation_id"])
     assert contact.channel == "web" and contact.phone_encrypted == ""
+
+
+def _old_token_refused_everywhere(client: Client, conversation: dict, turn_id: str) -> None:
+    """A revoked token opens nothing: not /current/, not turns, not a turn, not its SSE stream."""
+    bearer = {"HTTP_AUTHORIZATION": f"Bearer {conversation['token']}"}
+    assert Client().get("/api/v1/conversations/current/", **bearer).status_code == 404
+    assert post(Client(), conversation, "still there?", "again", **bearer).status_code == 403
+    assert Client().get(f"/api/v1/turns/{turn_id}/", **bearer).status_code == 403
+    assert Client().get(f"/api/v1/turns/{turn_id}/events", **bearer).status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)  # the SSE view closes its connection
+def test_start_over_revokes_the_old_token_on_the_server(client: Client) -> None:
+    conversation = start(client)
+    turn = post(client, conversation, "food bank in austin", "r1").json()
+    restarted = client.post("/api/v1/conversations/current/restart").json()
+    _old_token_refused_everywhere(client, conversation, turn["turn_id"])
+    assert Conversation.objects.get(pk=conversation["conversation_id"]).token_hash == ""
+    new = {"HTTP_AUTHORIZATION": f"Bearer {restarted['token']}"}
+    assert (
+        Client().get("/api/v1/conversations/current/", **new).json()["conversation_id"] == restarted["conversation_id"]
+    )
+
+
+def test_delete_erases_every_conversation_of_the_device_and_says_so(client: Client) -> None:
+    first = start(client)
+    post(client, first, "food bank in austin", "e1")
+    client.post("/api/v1/conversations/current/restart")
+    second = client.get("/api/v1/conversations/current/").json()
+    post(client, {"conversation_id": second["conversation_id"]}, "a job in dallas", "e2")
+    contact_id = Conversation.objects.get(pk=second["conversation_id"]).contact_id
+    response = client.delete(f"/api/v1/conversations/{second['conversation_id']}/")
+    assert response.status_code == 200
+    assert response.json()["deleted"]["conversations"] == 2 and response.json()["deleted"]["turns"] == 2
+    assert not Conversation.objects.filter(contact_id=contact_id).exists()
+    assert not Turn.objects.filter(conversation__contact_id=contact_id).exists()
+    assert AuditEvent.objects.filter(action="conversation.deleted", object_id=first["conversation_id"]).exists()
+    with translation.override("en"):
+        catalog = web._catalog()
+    assert "all your conversations on this device" in catalog["confirm_delete"].lower()
+    assert "{n}" in catalog["deleted"]
+
+
+@pytest.mark.django_db(transaction=True)  # the SSE view closes its connection
+def test_a_token_idle_past_chat_token_days_is_refused_and_revoked(client: Client, settings: object) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.CHAT_TOKEN_DAYS = 30
+    conversation = start(client)
+    assert client.cookies["pathways_token"]["max-age"] == 30 * 24 * 3600
+    turn = post(client, conversation, "food bank in austin", "x1").json()
+    Conversation.objects.filter(pk=conversation["conversation_id"]).update(
+        token_used_at=timezone.now() - timedelta(days=29)
+    )
+    assert client.get("/api/v1/conversations/current/").status_code == 200  # a use resets the idle clock
+    stamped = Conversation.objects.get(pk=conversation["conversation_id"]).token_used_at
+    assert stamped > timezone.now() - timedelta(minutes=1)
+    Conversation.objects.filter(pk=conversation["conversation_id"]).update(
+        token_used_at=timezone.now() - timedelta(days=31)
+    )
+    assert client.get("/api/v1/conversations/current/").status_code == 404
+    assert Conversation.objects.get(pk=conversation["conversation_id"]).token_hash == ""
+    _old_token_refused_everywhere(client, conversation, turn["turn_id"])
+
+
+def test_the_server_refuses_a_turn_before_the_notice_is_accepted_and_stores_nothing(client: Client) -> None:
+    created = client.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
+    assert created["notice_version"] == NOTICE_VERSION
+    refused = post(client, created, "my name is Maria, need housing in Austin", "c1")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "consent_required"
+    assert "notice" in refused.json()["error"]["message"]
+    assert not Turn.objects.filter(conversation_id=created["conversation_id"]).exists()
+    Contact.objects.filter(conversations__pk=created["conversation_id"]).update(consent_version="1999-old")
+    stale = post(client, created, "need housing in Austin", "c2")
+    assert stale.status_code == 403 and stale.json()["error"]["code"] == "consent_required"
+    client.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
+    assert post(client, created, "need housing in Austin", "c3").status_code == 201

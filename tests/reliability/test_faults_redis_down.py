@@ -22,6 +22,7 @@ from conversations import background, services
 from conversations.models import InboundSms, OutboundMessage, Turn
 from conversations.sms import gateway
 from conversations.sms.outbox import outbound_approve
+from conversations.web.services import NOTICE_VERSION
 from pathways_site.celery import app as celery_app
 from tests.conversations.sms.conftest import ACCOUNT_SID, FROM_NUMBER, new_sid, sign
 
@@ -96,6 +97,12 @@ def test_a_web_turn_completes_with_the_cache_and_broker_down(redis_down: str) ->
     http = HttpClient()
     created = http.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
     auth = {"HTTP_AUTHORIZATION": f"Bearer {created['token']}"}
+    http.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+        **auth,
+    )
     url = f"/api/v1/conversations/{created['conversation_id']}/turns/"
     waited = http.post(url, {"text": "where can I get an ID in Houston"}, content_type="application/json", **auth)
     assert waited.status_code == 201, waited.content[:500]

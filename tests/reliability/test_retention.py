@@ -16,7 +16,7 @@ from audit.selectors import audit_chain_verify
 from caseload.models import Client, ClientContact
 from conversations import retention, services
 from conversations.models import Contact, Conversation, InboundSms, NodeRun, OutboundMessage, Turn
-from conversations.web.services import conversation_delete
+from conversations.web.services import NOTICE_VERSION, conversation_delete
 from tests.reliability.conftest import rows_containing
 
 pytestmark = pytest.mark.django_db
@@ -145,6 +145,12 @@ def test_delete_my_conversation_over_http_leaves_no_row_with_its_text() -> None:
     http = HttpClient()
     created = http.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
     auth = {"HTTP_AUTHORIZATION": f"Bearer {created['token']}"}
+    http.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+        **auth,
+    )
     url = f"/api/v1/conversations/{created['conversation_id']}/"
     answer = http.post(
         url + "turns/", {"text": f"I need a job in Dallas {OLD}"}, content_type="application/json", **auth

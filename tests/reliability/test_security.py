@@ -10,6 +10,7 @@ Covered elsewhere and referenced here rather than repeated:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import uuid
@@ -23,6 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from conversations import services
 from conversations.models import InboundSms, Turn
+from conversations.web.services import NOTICE_VERSION
 from pathways_site.asgi import application
 from tests.conversations.fakes import FakeAnthropic, ok
 from tests.conversations.sms.conftest import ACCOUNT_SID, FROM_NUMBER, new_sid, sign
@@ -39,6 +41,11 @@ PUBLIC_PREFIXES = ("/api/hsds/",)
 def _conversation_with_turn() -> tuple[str, str, str]:
     http = HttpClient()
     created = http.post("/api/v1/conversations/", {"language": "en"}, content_type="application/json").json()
+    http.post(
+        f"/api/v1/conversations/{created['conversation_id']}/consent",
+        {"version": NOTICE_VERSION},
+        content_type="application/json",
+    )
     answer = http.post(
         f"/api/v1/conversations/{created['conversation_id']}/turns/",
         {"text": SECRET_TEXT},
@@ -109,15 +116,20 @@ def test_the_sse_stream_of_another_conversations_turn_is_refused() -> None:
     assert response.status_code in (403, 404)
 
 
-async def _ws_messages(path: str, query: str) -> list[dict[str, Any]]:
+async def _ws_messages(
+    path: str, query: str = "", *, cookie: str | None = None, frames: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     """Open a WebSocket on the real ASGI app (no server) and return what the app sent back."""
+    headers = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
+    if cookie:
+        headers.append((b"cookie", f"pathways_token={cookie}".encode()))
     scope = {
         "type": "websocket",
         "path": path,
         "raw_path": path.encode(),
         "query_string": query.encode(),
         "subprotocols": [],
-        "headers": [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")],
+        "headers": headers,
         "client": ("127.0.0.1", 5000),
         "server": ("127.0.0.1", 80),
         "asgi": {"version": "3.0"},
@@ -130,7 +142,13 @@ async def _ws_messages(path: str, query: str) -> list[dict[str, Any]]:
         sent.append(message)
 
     task = asyncio.create_task(application(scope, inbox.get, send))
-    for _ in range(100):
+    for frame in frames:
+        for _ in range(100):
+            if any(m["type"] in {"websocket.accept", "websocket.close"} for m in sent):
+                break
+            await asyncio.sleep(0.02)
+        await inbox.put({"type": "websocket.receive", "text": frame})
+    for _ in range(100 if not frames else 20):
         if any(m["type"] == "websocket.close" for m in sent):
             break
         await asyncio.sleep(0.05)
@@ -151,12 +169,46 @@ async def test_the_websocket_of_another_conversation_is_refused(settings: Any) -
 
     conversation_id, token, _ = await sync_to_async(_conversation_with_turn)()
     _, other_token, _ = await sync_to_async(_conversation_with_turn)()
-    own = await _ws_messages(f"/ws/conversations/{conversation_id}/", f"token={token}")
+    own = await _ws_messages(f"/ws/conversations/{conversation_id}/", cookie=token)
     assert any(m["type"] == "websocket.accept" for m in own)  # the probe can tell yes from no
-    for query in (f"token={other_token}", "", "token=nope"):
-        sent = await _ws_messages(f"/ws/conversations/{conversation_id}/", query)
-        assert any(m["type"] == "websocket.close" for m in sent), query
-        assert not any(m["type"] == "websocket.send" for m in sent), query
+    assert not any(m["type"] == "websocket.close" for m in own)
+    for cookie in (other_token, "nope"):
+        sent = await _ws_messages(f"/ws/conversations/{conversation_id}/", cookie=cookie)
+        assert any(m["type"] == "websocket.close" for m in sent), cookie
+        assert not any(m["type"] == "websocket.send" for m in sent), cookie
+    for frame in (json.dumps({"type": "auth", "token": other_token}), json.dumps({"type": "ping"}), "{}"):
+        sent = await _ws_messages(f"/ws/conversations/{conversation_id}/", frames=(frame,))
+        assert any(m["type"] == "websocket.close" for m in sent), frame
+        assert not any(m["type"] == "websocket.send" for m in sent), frame
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_websocket_takes_its_token_from_the_cookie_or_the_first_frame_never_the_url(settings: Any) -> None:
+    from asgiref.sync import sync_to_async
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    conversation_id, token, _ = await sync_to_async(_conversation_with_turn)()
+    path = f"/ws/conversations/{conversation_id}/"
+    in_url = await _ws_messages(path, f"token={token}")
+    assert next(m for m in in_url if m["type"] == "websocket.close")["code"] == 4400
+    assert not any(m["type"] == "websocket.accept" for m in in_url)
+    framed = await _ws_messages(path, frames=(json.dumps({"type": "auth", "token": token}),))
+    assert any(m["type"] == "websocket.send" and json.loads(m["text"]) == {"type": "ready"} for m in framed)
+    assert not any(m["type"] == "websocket.close" for m in framed)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_websocket_refuses_a_token_revoked_by_start_over(settings: Any) -> None:
+    from asgiref.sync import sync_to_async
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    conversation_id, token, _ = await sync_to_async(_conversation_with_turn)()
+    restart = await sync_to_async(
+        lambda: HttpClient().post("/api/v1/conversations/current/restart", HTTP_AUTHORIZATION=f"Bearer {token}")
+    )()
+    assert restart.status_code == 201
+    sent = await _ws_messages(f"/ws/conversations/{conversation_id}/", cookie=token)
+    assert next(m for m in sent if m["type"] == "websocket.close")["code"] == 4403
 
 
 # --- CSRF on every admin form -------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""X-Twilio-Signature: only correctly signed webhooks are read; everything else is a 403 and an audit event."""
+"""X-Twilio-Signature: only correctly signed webhooks are read; everything else is a 403 and a counted metric."""
 
 from __future__ import annotations
 
 import pytest
+from django.db.models import Sum
 
 from audit.log import AuditEvent
-from conversations.models import Contact, InboundSms, Turn
+from conversations.models import Contact, InboundSms, MetricCounter, Turn
 from tests.conversations.sms.conftest import ACCOUNT_SID, FROM_NUMBER, PERSON, new_sid, sign
 
 pytestmark = pytest.mark.django_db
@@ -17,8 +18,11 @@ def params(body: str = "need a job in dallas") -> dict[str, str]:
     return {"MessageSid": new_sid(), "AccountSid": ACCOUNT_SID, "From": PERSON, "To": FROM_NUMBER, "Body": body}
 
 
-def rejected(reason: str) -> int:
-    return AuditEvent.objects.filter(action="sms.signature_rejected", data__reason=reason).count()
+def rejected(reason: str, endpoint: str = "inbound") -> int:
+    return (
+        MetricCounter.objects.filter(name=f"sms.signature_rejected.{endpoint}.{reason}").aggregate(n=Sum("count"))["n"]
+        or 0
+    )
 
 
 def nothing_stored() -> bool:
@@ -115,7 +119,19 @@ def test_the_status_callback_needs_a_signature_too(client) -> None:
         ).status_code
         == 403
     )
-    assert AuditEvent.objects.filter(action="sms.signature_rejected", object_id="status").count() == 2
+    assert rejected("missing", "status") + rejected("invalid", "status") == 2
+
+
+def test_a_flood_of_forged_webhooks_is_one_counter_row_not_an_audit_row_each(client, admin_client) -> None:
+    audit_rows = AuditEvent.objects.count()
+    for _ in range(25):
+        assert client.post(PATH, params()).status_code == 403
+    assert AuditEvent.objects.count() == audit_rows  # the audit chain lock is never taken for a forgery
+    assert MetricCounter.objects.count() == 1 and rejected("missing") == 25
+    assert nothing_stored()
+    from caseload.dashboard import dashboard_metrics
+
+    assert dashboard_metrics(days=1).webhook_rejections == 25
 
 
 def test_it_only_accepts_post(client) -> None:
