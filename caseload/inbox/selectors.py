@@ -306,6 +306,15 @@ class Thread:
     tier: priority_rules.Tier | None
 
 
+def _sms_preview(message: OutboundMessage) -> dict[str, Any] | None:
+    """What the person would receive if approved now: the first text, its parts and encoding, the rest after MORE."""
+    from conversations.sms.sender import outbound_preview
+
+    if message.conversation.channel != "sms":
+        return None
+    return outbound_preview(message_id=message.pk)
+
+
 def thread(*, user: Any, conversation_id: UUID | str) -> Thread | None:
     """One conversation's timeline and the drafts waiting in it, or None when outside the user's scope."""
     from conversations.selectors import conversation_timeline
@@ -320,7 +329,7 @@ def thread(*, user: Any, conversation_id: UUID | str) -> Thread | None:
         return None
     client = _client_of(conversation)
     waiting = [
-        (message, selectors.message_context(message))
+        (message, selectors.message_context(message) | {"preview": _sms_preview(message)})
         for message in selectors.outbound_queryset(user=user)
         .filter(conversation=conversation, status__in=priority_rules.WAITING_STATUSES)
         .select_related("turn")

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from vocab.gsm7 import segment_info
-
-__all__ = ["HANDOFF_CATEGORIES", "Handoff", "Line", "gsm7_segments", "handoff_for"]
+__all__ = ["HANDOFF_CATEGORIES", "Handoff", "Line", "handoff_for"]
 
 
 class Line(NamedTuple):
@@ -192,11 +190,6 @@ _ALIASES: Final = {
 
 HANDOFF_CATEGORIES: Final = tuple(_TEXTS)
 LANGUAGES: Final = ("en", "es")
-
-
-def gsm7_segments(text: str) -> int:
-    """SMS parts `text` takes, counted as a carrier does (vocab.gsm7: an escape pair never straddles two parts)."""
-    return segment_info(text).segments
 
 
 def handoff_for(category: str, language: str) -> Handoff:

@@ -420,3 +420,12 @@ def test_staff_messages_past_the_retention_period_are_purged(cast: Any) -> None:
     result = conversations_purge_expired(now=timezone.now())
     assert result["staff_messages"] == 1
     assert list(StaffMessage.objects.values_list("body", flat=True)) == ["new"]
+
+
+def test_the_thread_previews_what_an_sms_draft_costs_the_person(client: Any, cast: Any) -> None:
+    """The approval screen shows the parts and encoding the person would receive (sender.outbound_preview)."""
+    client.force_login(cast.cm_a)
+    OutboundMessage.objects.filter(pk=cast.msg_a.pk).update(body="¿Dónde está la oficina? " * 8)
+    html = client.get(reverse("admin:caseload_inbox_thread", args=[cast.conv_a.pk])).content.decode()
+    assert 'class="pw-preview"' in html
+    assert "UCS-2" in html or "ucs2" in html.lower()
