@@ -81,18 +81,7 @@ def _target() -> asyncio.AbstractEventLoop:
 
 def publish_progress(conversation_id: str, payload: dict[str, Any]) -> None:
     """Queue one node's progress for the conversation's listeners and return at once; a lost event loses nothing."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    loop = _target()
-    with _lock:
-        progress = _queues.setdefault(loop, _ProgressQueue())
-    try:
-        loop.call_soon_threadsafe(
-            progress.push, layer, conversation_group(conversation_id), {"type": "turn.progress", **payload}
-        )
-    except RuntimeError:  # the loop closed between the check and the call (process shutting down)
-        logger.warning("progress event not delivered for conversation %s", conversation_id)
+    publish_group(conversation_group(conversation_id), {"type": "turn.progress", **payload})
 
 
 def publish_group(group: str, message: dict[str, Any]) -> None:
