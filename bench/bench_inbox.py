@@ -1,7 +1,7 @@
 """Benchmark the case-manager inbox list: p95 render time and SQL queries with 500 open conversations.
 
-Creates its own database `bench_inbox` (Django's test-database machinery, on the same PostgreSQL
-server; dropped at the end), seeds 500 conversations that need a person — crises, asks for a
+Creates its own database `bench_inbox` before Django starts (bench/benchdb.py, on the same PostgreSQL
+server; dropped at exit, so the development database is never connected to), seeds 500 conversations that need a person — crises, asks for a
 person, replies waiting for approval, unanswered staff threads, spread over 3 case managers and the
 on-call queue — and times GET /admin/caseload/inbox/ in-process (Django's test client: URL
 routing, session, scope, the annotated query, tier sort and template rendering; no network), as a
@@ -27,8 +27,13 @@ import django
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pathways_site.settings")
+
+from bench.benchdb import own_database, results_dir  # noqa: E402
+
+BENCH_DB = own_database("bench_inbox")  # before Django starts: the process never knows the dev database
 django.setup()
 
+from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client as HttpClient  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
@@ -150,8 +155,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200)
     args = parser.parse_args()
     setup_test_environment()
-    connection.settings_dict["TEST"]["NAME"] = "bench_inbox"
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    call_command("migrate", verbosity=0)
     try:
         supervisor = seed(args.conversations)
         from caseload.inbox.selectors import inbox_rows
@@ -199,8 +203,8 @@ def main() -> int:
             "python": platform.python_version(),
         }
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-    out = ROOT / "bench" / "results" / "inbox.json"
+        connection.close()
+    out = results_dir() / "inbox.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
     return 0 if result["met"] else 1
