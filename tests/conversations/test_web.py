@@ -154,6 +154,7 @@ def test_the_session_limit_refuses_in_the_persons_language_and_records_nothing(
     client: Client, settings: object
 ) -> None:
     settings.CHAT_RATE_LIMIT_SESSION = 2
+    settings.CHAT_RATE_LIMIT_WINDOW_SECONDS = 3600  # one fixed window for the whole test (turns are slow under load)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
     conversation = start(client, "es")
     assert post(client, conversation, "comida en austin", "r1").status_code == 201
@@ -167,6 +168,7 @@ def test_the_session_limit_refuses_in_the_persons_language_and_records_nothing(
 
 def test_the_ip_limit_covers_every_conversation_from_one_address(settings: object) -> None:
     settings.CHAT_RATE_LIMIT_IP = 3
+    settings.CHAT_RATE_LIMIT_WINDOW_SECONDS = 3600  # a 60 s window could roll over between four slow turns
     statuses = []
     for n in range(4):
         client = Client(REMOTE_ADDR="203.0.113.9")
