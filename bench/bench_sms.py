@@ -50,7 +50,7 @@ import aiohttp  # noqa: E402
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from bench.benchdb import with_database  # noqa: E402
+from bench.benchdb import celery_worker_command, uvicorn_command, with_database  # noqa: E402
 from conversations.sms.gateway import signature_compute  # noqa: E402
 
 BENCH_DB = "bench_sms"
@@ -399,21 +399,7 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
             env["CELERY_TASK_ALWAYS_EAGER"] = "true"
             print("redis-server not found: eager Celery (turns run on the server's background pool)")
         server = subprocess.Popen(
-            [
-                str(bin_dir / "uvicorn"),
-                "pathways_site.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                "2",
-                "--lifespan",
-                "off",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-            ],
+            uvicorn_command(bin_dir, port),
             cwd=ROOT,
             env=env,
             start_new_session=True,
@@ -423,21 +409,7 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, measure, check, 
 
         def start_worker() -> subprocess.Popen[bytes]:
             process = subprocess.Popen(
-                [
-                    str(bin_dir / "celery"),
-                    "-A",
-                    "pathways_site",
-                    "worker",
-                    "--concurrency",
-                    "2",
-                    "--prefetch-multiplier",
-                    "1",
-                    "-l",
-                    "warning",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                ],
+                celery_worker_command(bin_dir),
                 cwd=ROOT,
                 env=env,
                 start_new_session=True,

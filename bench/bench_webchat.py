@@ -50,6 +50,7 @@ import websockets  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from bench.bench_sms import _free_port, _percentile, _stop, _wait_http, redis_start  # noqa: E402
+from bench.benchdb import celery_worker_command, uvicorn_command  # noqa: E402
 from conversations.web.services import NOTICE_VERSION  # noqa: E402
 
 DB_NAME = "bench_webchat"
@@ -242,23 +243,7 @@ def _start_servers(env: dict[str, str], port: int, log_path: Path) -> tuple[tupl
     redis_proc = redis_start(env)
     if redis_proc is not None:
         server = subprocess.Popen(
-            [
-                str(bin_dir / "uvicorn"),
-                "pathways_site.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                "2",
-                "--lifespan",
-                "off",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--ws-max-queue",
-                "64",
-            ],
+            uvicorn_command(bin_dir, port, "--ws-max-queue", "64"),
             cwd=ROOT,
             env=env,
             stdout=log_path.open("w"),
@@ -266,21 +251,7 @@ def _start_servers(env: dict[str, str], port: int, log_path: Path) -> tuple[tupl
             start_new_session=True,
         )
         worker = subprocess.Popen(
-            [
-                str(bin_dir / "celery"),
-                "-A",
-                "pathways_site",
-                "worker",
-                "--concurrency",
-                "2",
-                "--prefetch-multiplier",
-                "1",
-                "-l",
-                "warning",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ],
+            celery_worker_command(bin_dir),
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -84,3 +84,22 @@ def results_dir() -> Path:
     path = Path(os.environ.get("BENCH_RESULTS_DIR") or ROOT / "bench" / "results")
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def uvicorn_command(bin_dir: Path, port: int, *extra: str) -> list[str]:
+    """The ASGI server the process-level benches start: 2 workers on loopback, quiet logs."""
+    return [
+        str(bin_dir / "uvicorn"),
+        "pathways_site.asgi:application",
+        *("--host", "127.0.0.1", "--port", str(port), "--workers", "2", "--lifespan", "off"),
+        *("--no-access-log", "--log-level", "warning", *extra),
+    ]
+
+
+def celery_worker_command(bin_dir: Path) -> list[str]:
+    """The Celery worker the benches start beside it: 2 processes, one task at a time each, no chatter."""
+    return [
+        str(bin_dir / "celery"),
+        *("-A", "pathways_site", "worker", "--concurrency", "2", "--prefetch-multiplier", "1", "-l", "warning"),
+        *("--without-gossip", "--without-mingle", "--without-heartbeat"),
+    ]

@@ -84,7 +84,7 @@ def _redis_db6() -> Any:
 
 
 # --- before Django: the fake Twilio's port and the load database go into this process's settings too
-from bench.benchdb import server_url, with_database  # noqa: E402
+from bench.benchdb import celery_worker_command, server_url, uvicorn_command, with_database  # noqa: E402
 from tests.conversations.sms.fake_twilio import FakeTwilio  # noqa: E402
 
 
@@ -587,41 +587,13 @@ def main() -> int:  # noqa: PLR0915 - one linear script: start, load, drain, che
         port = _free_port()
         base = f"http://127.0.0.1:{port}"
         server = _popen(
-            [
-                str(bin_dir / "uvicorn"),
-                "pathways_site.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                "2",
-                "--lifespan",
-                "off",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-            ],
+            uvicorn_command(bin_dir, port),
             logs / "load-server.log",
             env,
         )
         if REDIS is not None:
             worker = _popen(
-                [
-                    str(bin_dir / "celery"),
-                    "-A",
-                    "pathways_site",
-                    "worker",
-                    "--concurrency",
-                    "2",
-                    "--prefetch-multiplier",
-                    "1",
-                    "-l",
-                    "warning",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                ],
+                celery_worker_command(bin_dir),
                 logs / "load-worker.log",
                 env,
             )
