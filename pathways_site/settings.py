@@ -176,6 +176,11 @@ if env_bool("DB_POOL", default=True) and not DATABASES["default"]["CONN_MAX_AGE"
         "max_size": env_int("DB_POOL_MAX", default=16, minimum=1),
         "timeout": env_int("DB_POOL_TIMEOUT", default=10, minimum=1),
         "max_idle": 300,
+        # psycopg_pool retries a failed connect with doubling delays until reconnect_timeout (5 min by
+        # default), so after a database restart the next attempt could be a minute away while every
+        # request gets a 503. Giving up after a few seconds lets the next request start a fresh attempt
+        # (the first try is immediate): recovery is bounded by this, not by how long the outage lasted.
+        "reconnect_timeout": env_int("DB_POOL_RECONNECT_TIMEOUT", default=5, minimum=1),
     }
 # Parallel test runs (several developers or CI jobs on one server) each name their own test DB.
 DATABASES["default"]["TEST"] = {"NAME": env_str("PATHWAYS_TEST_DB", "test_pathways")}
