@@ -23,8 +23,16 @@ TRAIN: Final = DATA_DIR / "train.jsonl"
 DEV: Final = DATA_DIR / "dev.jsonl"
 BLIND_MESSAGES: Final = DATA_DIR / "blind_messages.jsonl"
 BLIND_CONVERSATIONS: Final = DATA_DIR / "blind_conversations.jsonl"
+BLIND2_MESSAGES: Final = DATA_DIR / "blind2_messages.jsonl"
+BLIND2_CONVERSATIONS: Final = DATA_DIR / "blind2_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
+# Each blind generation: (single messages, conversations). The first was read once per shipped model
+# and then while tuning, so it stopped being blind; the second, by a new author, is the one reported on.
+BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
+    "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
+    "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
+}
 
 REGION_LABELS: Final = (*REGIONS, "unknown")
 EXPECT_TAGS: Final = (
@@ -159,6 +167,17 @@ def verify_blind() -> None:
         path = DATA_DIR / name
         if not path.is_file() or file_sha256(path) != digest:
             raise DataError(f"{name} does not match its frozen hash in BLIND.sha256: the blind split must not change")
+
+
+def every_blind_message() -> list[Message]:
+    """Every message and conversation turn of every blind generation (what training must never contain)."""
+    out: list[Message] = []
+    for messages, conversations in BLIND_SETS.values():
+        if messages.is_file():
+            out.extend(read_messages(messages))
+        if conversations.is_file():
+            out.extend(t for c in read_conversations(conversations) for t in c)
+    return out
 
 
 def text_key(text: str) -> str:

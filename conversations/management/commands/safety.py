@@ -27,7 +27,7 @@ class Command(BaseCommand):
         split.add_argument("--dev-share", type=float, default=0.15)
         sub.add_parser("train", help="train on train.jsonl, choose thresholds on dev.jsonl, write the artifact")
         ev = sub.add_parser("evaluate", help="judge rules + model + context on a labeled split")
-        ev.add_argument("--split", choices=["blind", "dev"], default="blind")
+        ev.add_argument("--split", choices=[*data.BLIND_SETS, "dev"], default="blind2")
         ev.add_argument("--report-dir", default=None, help="where the JSON/HTML report goes (default var/)")
         ev.add_argument("--no-floors", action="store_true", help="report only; do not fail below the floors")
         ev.add_argument(
@@ -48,9 +48,7 @@ class Command(BaseCommand):
         messages: list[data.Message] = []
         for name in options["files"]:
             messages.extend(data.read_messages(Path(name)))
-        blind = data.read_messages(data.BLIND_MESSAGES) + [
-            t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
-        ]
+        blind = data.every_blind_message()
         # A training message that happens to repeat a blind one is dropped from training, never the reverse.
         blind_keys = {data.text_key(m.text) for m in blind}
         dropped = sorted(m.id for m in messages if data.text_key(m.text) in blind_keys)
@@ -90,10 +88,7 @@ class Command(BaseCommand):
 
         train_rows, dev_rows = data.read_messages(data.TRAIN), data.read_messages(data.DEV)
         data.verify_blind()
-        blind = data.read_messages(data.BLIND_MESSAGES) + [
-            t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
-        ]
-        data.assert_disjoint(train_rows + dev_rows, blind)
+        data.assert_disjoint(train_rows + dev_rows, data.every_blind_message())
         meta, arrays = train.train(
             train.prepare(train_rows, embeddings.embed_one), train.prepare(dev_rows, embeddings.embed_one)
         )
@@ -105,15 +100,15 @@ class Command(BaseCommand):
         if model is None:
             raise CommandError("no message model artifact: run `manage.py safety train` first")
         judge = evaluate.Judge(embed=embeddings.embed_one)
-        if options["split"] == "blind":
+        blind = options["split"] in data.BLIND_SETS
+        if blind:
             data.verify_blind()
-            messages = evaluate.message_metrics(judge.run_messages(data.read_messages(data.BLIND_MESSAGES)))
-            turns = [o for c in data.read_conversations(data.BLIND_CONVERSATIONS) for o in judge.run_conversation(c)]
-            conversations: dict[str, Any] | None = evaluate.conversation_metrics(turns)
-        else:
-            messages = evaluate.message_metrics(judge.run_messages(data.read_messages(data.DEV)))
-            turns = [o for c in data.read_conversations(data.DEV_CONVERSATIONS) for o in judge.run_conversation(c)]
-            conversations = evaluate.conversation_metrics(turns)
+        message_file, conversation_file = (
+            data.BLIND_SETS[options["split"]] if blind else (data.DEV, data.DEV_CONVERSATIONS)
+        )
+        messages = evaluate.message_metrics(judge.run_messages(data.read_messages(message_file)))
+        turns = [o for c in data.read_conversations(conversation_file) for o in judge.run_conversation(c)]
+        conversations: dict[str, Any] | None = evaluate.conversation_metrics(turns)
         values = evaluate.headline_values(messages, conversations)
         report = {
             "split": options["split"],
@@ -122,7 +117,7 @@ class Command(BaseCommand):
             "headline": values,
             "messages": messages,
             "conversations": conversations,
-            "blind_hashes": data.blind_hashes() if options["split"] == "blind" else None,
+            "blind_hashes": data.blind_hashes() if blind else None,
         }
         directory = Path(options["report_dir"]) if options["report_dir"] else Path(settings.BASE_DIR) / "var"
         json_path, html_path = evaluate.write_report(report, directory)
@@ -146,8 +141,12 @@ class Command(BaseCommand):
             "train": data.read_messages(data.TRAIN),
             "dev": data.read_messages(data.DEV),
             "dev conversations (turns)": [t for c in data.read_conversations(data.DEV_CONVERSATIONS) for t in c],
-            "blind messages": data.read_messages(data.BLIND_MESSAGES),
-            "blind conversations (turns)": [t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c],
         }
+        for name, (message_file, conversation_file) in data.BLIND_SETS.items():
+            if message_file.is_file():
+                sets[f"{name} messages"] = data.read_messages(message_file)
+                sets[f"{name} conversations (turns)"] = [
+                    t for c in data.read_conversations(conversation_file) for t in c
+                ]
         card.DATA_CARD_PATH.write_text(card.render_data_card(sets), encoding="utf-8")
         self.stdout.write(f"wrote {card.DATA_CARD_PATH}")
