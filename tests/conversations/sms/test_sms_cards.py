@@ -9,7 +9,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from conversations import services
-from conversations.models import Contact, Conversation, OutboundMessage
+from conversations.models import Contact, Conversation, OutboundMessage, Turn
+from conversations.sms import sender
 from conversations.sms.outbox import outbound_approve
 from conversations.sms.segments import ALERT_CHARS, shape, with_note
 from conversations.sms.texts import NOTICE_VERSION, text_for
@@ -229,3 +230,18 @@ def test_a_link_longer_than_a_text_is_dropped_so_more_ends() -> None:
     shaped = shape(f"- Houston Votes, 713-555-0101\n{link}", budget=320, more_hint=HINT, footer=NOT_ADVICE["en"])
     assert shaped.remainder == "" and link not in shaped.text
     assert shaped.text == f"- Houston Votes, 713-555-0101\n{NOT_ADVICE['en']}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("kind", "extended"), [("crisis", False), ("reply", True)])
+def test_a_crisis_text_is_sent_as_written_even_when_its_turn_lists_a_place_with_an_alert(kind, extended) -> None:
+    conversation = _sms_conversation("en")
+    turn, _ = services.turn_start(conversation=conversation, text="where can I sleep", idempotency_key="t1")
+    Turn.objects.filter(pk=turn.pk).update(state={**turn.state, "resources": PLACES[:1], "evidence": []})
+    turn.refresh_from_db()
+    body = "Call 988 now.\n- Harris County Voter Registrar, 713-555-0100"
+    message = OutboundMessage.objects.create(conversation=conversation, turn=turn, kind=kind, body=body)
+    text, remainder, _notice = sender.compose(message, contact=Contact.objects.get())
+    assert ("! Closed through Dec 24" in text) is extended and ("Bring: Photo ID" in text) is extended
+    if not extended:
+        assert text == body and remainder == ""
