@@ -62,6 +62,10 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
             footer=footer,
             resources=state["resources"] or (),
             citations=[item for item in state["evidence"] or () if item.get("assertable")],
+            # Each place's alert and documents, and the cited caveat's note: what a web card and the
+            # web reply show beside the answer. The rest sent on MORE had its note in the first part.
+            language=language,
+            note=message.purpose != "more",
         )
         text, remainder = shaped.text, shaped.remainder
     with_notice = _with_notice(contact, message)

@@ -70,6 +70,8 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
     },
     "more_hint": {"en": "(Reply MORE for the rest)", "es": "(Responda MAS para el resto)"},
+    # The label of a place's documents, as its web card says it ("Bring" / "Lleve").
+    "bring": {"en": "Bring:", "es": "Lleve:"},
 }
 
 _NOT_WORD = re.compile(r"[^A-Z]+")

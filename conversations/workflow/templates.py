@@ -159,7 +159,8 @@ def _points(
     return sorted(pairs, key=lambda pair: 0 if kind and pair[1].get("kind") == kind else 1)
 
 
-def _short(text: str, limit: int) -> str:
+def shorten(text: str, limit: int) -> str:
+    """The first sentence of `text`, cut at a word before `limit` characters with "…" when longer."""
     first = _sentences(text)[0] if _sentences(text) else text
     if len(first) <= limit:
         return first
@@ -167,12 +168,16 @@ def _short(text: str, limit: int) -> str:
     return cut + "…"
 
 
+def note_line(caveat: str, lang: str, *, channel: str) -> str:
+    """A caveat as the reply shows it: "Note: …" whole on the web, its first sentence shortened by SMS."""
+    caveat = caveat.strip()
+    text = shorten(caveat, SMS_NOTE_CHARS) if channel == "sms" else caveat
+    return f"{NOTE[lang if lang in NOTE else 'en']} {text}"
+
+
 def _caveat_line(item: Mapping[str, Any], lang: str, channel: str) -> str | None:
     caveat = str(item.get("caveat") or "").strip()
-    if not caveat:
-        return None
-    text = _short(caveat, SMS_NOTE_CHARS) if channel == "sms" else caveat
-    return f"{NOTE[lang]} {text}"
+    return note_line(caveat, lang, channel=channel) if caveat else None
 
 
 def _resource_line(resource: Mapping[str, Any], channel: str) -> str:
