@@ -362,7 +362,7 @@ _RULES: Final[tuple[_Rule, ...]] = (
             rf"|\b(?:he|she|hes|shes|they)\b(?:\s+\w+){{0,3}}?\s+{_HIT_VERBS} me\b(?! (?:out|off|up (?:for|about|when)))"
             r"|\b(?:me|nos) (?:pega|pego|golpea|golpean|golpeo|maltrata|ahorca|ahorco|encierra|lastima)\b"
             rf"|\b(?:scared|afraid|terrified) of my {_PARTNER}\b"
-            rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see|leave|go|talk|use|"
+            rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see(?! (?:my|our|the) (?:son|daughter|kids?|child|children|baby|boys?|girls?))|leave|go|talk|use|"
             r"work|call|keep)\b"
             r"|\b(?:victim of|experiencing|going through|suffering) (?:domestic violence|dv|abuse)\b"
         ),
@@ -419,7 +419,7 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"apartment|apt|place|halfway|shelter|crib|room)))"
             r"|\bno tengo (?:donde|a donde|adonde|lugar para) (?:dormir|quedarme|vivir|ir)\b"
             r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo|me quede|nos quedamos) "
-            r"(?:\w+ )?(?:en la calle|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
+            r"(?:\w+ )?(?:en la calle(?! \w+ (?:numero )?\d)|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
             r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
         ),
     ),
@@ -451,13 +451,48 @@ _HISTORICAL: Final = re.compile(
     r"last (?:year|month)|when i was (?:a kid|young|little|younger|\d+)|as a (?:kid|child|teen)|"
     r"in my (?:teens|\d0s|twenties|thirties|forties)|before i went (?:in|to prison|to jail|down)|"
     r"back in the day|\d+ (?:years|yrs|months) clean|clean (?:for|from that)|hace (?:anos|mucho(?! (?:frio|calor|viento|aire)))|"
-    r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo))\b"
+    r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo)|"
+    r"last (?:summer|spring|fall|winter)|(?:el|la) (?:ano|verano|invierno|primavera) pasad[oa]|"
+    r"hace (?:\d+|dos|tres|cuatro|cinco|muchos|varios) (?:anos|meses)|hace (?:mucho )?tiempo|en (?:19|20)\d\d)\b"
 )
 _MEDICAL_HISTORICAL: Final = re.compile(r"\blast week\b|\bhace (?:una semana|un mes)\b")
 # A screening question someone else asked ("my PO asked if I have thoughts of hurting myself").
 _REPORTED_QUESTION: Final = re.compile(r"\basked (?:me )?(?:if|whether|about)\b|\bscreening\b|\bquestionnaire\b")
 _JOKE: Final = re.compile(
     r"\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jaja\w*|jk)\b|[\U0001F602\U0001F923\U0001F480\U0001F606\U0001F605]"
+)
+# Figures of speech LABELING.md names as not a crisis: the hit sits inside one of these.
+_IDIOM: Final = re.compile(
+    r"\bkill(?:ing|s)? (?:my ?self|me) (?:doing|working|at work|out here|trabajando|for \$?\d+|for cash|for peanuts)\b"
+    r"|\bme (?:estoy|ando) matando (?:trabajando|en el jale|en el trabajo)\b|\bme quiero matar trabajando\b"
+    r"|\b(?:mom|moms|mama|mamas|ma|mother|jefa|boss|supervisor|manager|po|parole officer|ama|abuela|"
+    r"grandma|granny|cousin|prima|tia|aunt|teacher|sister|hermana|"
+    r"fila|line|traffic|trafico|heat|calor|job|jale|class|clase)s?\b(?:(?! said| says| dijo| dice)[\w' ]){0,20}?"
+    r"\b(?:gonna|going to|gon|finna|is gonna|va a|me va a) (?:kill|matar) ?(?:me|us)?\b(?! (?:with|con|when|cuando))"
+    r"|\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de (?:coraje|verguenza|la verguenza|aburrimiento|risa|hambre|"
+    r"ganas|sueno|calor|frio|nervios|pena)\b"
+    r"|\bi(?:d| would) rather die than\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
+)
+# What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.
+_WEAPON_OR_THREAT: Final = re.compile(
+    r"\b(?:gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
+    r"beat|golpe\w*|pego|hit me|before|antes)\b"
+)
+# Spanish first-person forms inside a hit ("quitarme la vida", "aventarme"): the writer, whatever
+# word came before ("he pensado" is "I have thought", not "he").
+_FIRST_REFLEXIVE: Final = re.compile(r"\w(?:rme|arme|irme|erme)\b|\bme (?:mato|quito|aviento|tiro)\b")
+# Asking how to help someone else, or what the signs are (LABELING.md: `none`, the need is health).
+_HELP_QUESTION: Final = re.compile(
+    r"\b(?:how (?:do|can|should) i (?:help|talk|support|get (?:him|her|them))|what (?:do|should) i (?:say|do|tell)|"
+    r"how to help|signs|warning signs|senales|como (?:le |lo |la )?(?:ayudo|puedo ayudar|hablo|apoyo)|"
+    r"que le (?:digo|hago)|es normal|should i worry|me preocupo)\b"
+)
+# A research or statistics question about people in general, not the writer now.
+_RESEARCH: Final = re.compile(
+    r"\b(?:what percent\w*|percentage|porcentaje|statistic\w*|estadistic\w*|how common|how many people|"
+    r"cuant[oa]s personas|cuanta gente|cuantos se|research\w*|investigacion|sociology|paper for|doing a paper|"
+    r"tarea|proyecto|for (?:my|a) class|pa mi clase|para mi clase|is it true|es cierto|es verdad|i read|lo vi en|"
+    r"in the news|en las noticias|most (?:overdoses|people))\b"
 )
 _CLAUSE_BREAK: Final = re.compile(r"[.!?;,]|\b(?:but|pero|now|ahora|though|tho|anyway)\b")
 _IMMINENT_TIME: Final = re.compile(
@@ -590,11 +625,30 @@ def _hits(norm: str) -> list[_Hit]:
             subject = _subject(norm, start, end, c_lo)
             if rule.other_actor and _writer_is_actor(norm, start, c_lo):
                 continue
+            if _not_now_or_not_theirs(norm, start, end, rule.category, subject):
+                continue
             category = _resolve_threat(norm, start, end) if rule.category == _THREAT else rule.category
             found.append(
                 _Hit(category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi))
             )
     return _absorb_injuries(found)
+
+
+def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subject: str | None) -> bool:
+    """The narrow contexts LABELING.md calls `none`: an idiom around the hit; a research question about
+    people in general; someone else's suicidal talk asked about (how to help a friend), unless it is
+    happening now. Anything first-person, or said to be happening tonight, is kept."""
+    serious = _IMMINENT_TIME.search(norm) or _WEAPON_OR_THREAT.search(norm)
+    for m in _IDIOM.finditer(norm, max(0, start - 60), min(len(norm), end + 60)):
+        if (m.start() <= start < m.end() or start <= m.start() < end) and not serious:
+            return True
+    if subject != "first" and _RESEARCH.search(norm):
+        return True
+    if category != SUICIDE or subject != "third" or _FIRST_REFLEXIVE.search(norm, start, end):
+        return False
+    # Only a question about how to help is cancelled; a bare report ("my daughter said she wants to kill
+    # herself") still routes to 988. A partner threatening self-harm to keep someone is coercion: kept.
+    return bool(_HELP_QUESTION.search(norm)) and not _IMMINENT_TIME.search(norm) and not _PARTNER_RX.search(norm)
 
 
 def _absorb_injuries(hits: list[_Hit]) -> list[_Hit]:

@@ -27,6 +27,8 @@ BLIND2_MESSAGES: Final = DATA_DIR / "blind2_messages.jsonl"
 BLIND2_CONVERSATIONS: Final = DATA_DIR / "blind2_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
+# A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
+DEV_CONVERSATIONS2: Final = DATA_DIR / "dev_conversations2.jsonl"
 # Each blind generation: (single messages, conversations). The first was read once per shipped model
 # and then while tuning, so it stopped being blind; the second, by a new author, is the one reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {

@@ -227,7 +227,9 @@ def _turn_for(inbound: InboundSms, *, text: str, now: datetime) -> str:
         conversation=conversation,
         text=text,
         idempotency_key=f"sms:{inbound.message_sid}",
-        language=conversation.language,
+        # No fixed preference: a text has no language picker, so each message's own language is
+        # detected (the conversation's is the hint) and a person who switches gets replies in theirs.
+        language=None,
         channel="sms",
     )
     inbound.turn, inbound.processed, inbound.processed_at = turn, True, now

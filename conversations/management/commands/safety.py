@@ -103,11 +103,15 @@ class Command(BaseCommand):
         blind = options["split"] in data.BLIND_SETS
         if blind:
             data.verify_blind()
-        message_file, conversation_file = (
-            data.BLIND_SETS[options["split"]] if blind else (data.DEV, data.DEV_CONVERSATIONS)
-        )
+        if blind:
+            message_file, conversation_file = data.BLIND_SETS[options["split"]]
+            conversation_files = [conversation_file]
+        else:
+            message_file, conversation_files = data.DEV, [data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2]
         messages = evaluate.message_metrics(judge.run_messages(data.read_messages(message_file)))
-        turns = [o for c in data.read_conversations(conversation_file) for o in judge.run_conversation(c)]
+        turns = [
+            o for path in conversation_files for c in data.read_conversations(path) for o in judge.run_conversation(c)
+        ]
         conversations: dict[str, Any] | None = evaluate.conversation_metrics(turns)
         values = evaluate.headline_values(messages, conversations)
         report = {
@@ -140,7 +144,12 @@ class Command(BaseCommand):
         sets = {
             "train": data.read_messages(data.TRAIN),
             "dev": data.read_messages(data.DEV),
-            "dev conversations (turns)": [t for c in data.read_conversations(data.DEV_CONVERSATIONS) for t in c],
+            "dev conversations (turns)": [
+                t
+                for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2)
+                for c in data.read_conversations(path)
+                for t in c
+            ],
         }
         for name, (message_file, conversation_file) in data.BLIND_SETS.items():
             if message_file.is_file():

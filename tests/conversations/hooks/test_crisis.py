@@ -46,14 +46,27 @@ def test_it_detects_the_crises_real_people_write(text: str, category: str) -> No
         "I almost killed myself laughing at my PO's tie lol",
         "my parole officer asked if I have thoughts of hurting myself, I said no, do they write that down?",
         "they kicked me out of the parole office bc i was late, what do i do",
+        "killing myself doing day labor in round rock, any steady jobs",
+        "mi jefa me va a matar si llego tarde otra vez",
+        "what percent of people overdose in the first two weeks after release",
+        "my phone is about to die, ill text back later",
+        "me quiero morir de la verguenza si mi hija ve mi foto",
+        "mi sobrino intento quitarse la vida el ano pasado, ya esta mejor, hay terapia",
+        "vivo en la calle Guadalupe 1817, me mandan la info por correo",
     ],
 )
 def test_it_does_not_flag_idioms_history_negation_or_charges(text: str) -> None:
     assert detect_crisis(text).category == "none"
 
 
-def test_it_routes_a_friend_at_risk_to_988() -> None:
-    result = detect_crisis("how do I help my friend who wants to end it")
+def test_asking_how_to_help_a_friend_is_not_a_crisis_but_a_report_still_routes_to_988() -> None:
+    # LABELING.md: "how to help a friend who talks about suicide" is `none` (need health).
+    assert detect_crisis("how do I help my friend who wants to end it").category == "none"
+    assert detect_crisis("como le ayudo a mi carnal, dice que se quiere matar").category == "none"
+    # ...but not when it is happening now, and never for the writer's own words after "he" (Spanish "I have").
+    assert detect_crisis("how do i help my friend, he wants to end it tonight").category == "suicide_self_harm"
+    assert detect_crisis("he pensado mucho en quitarme la vida, que hago").category == "suicide_self_harm"
+    result = detect_crisis("my daughter said she wants to kill herself, shes 16")
     assert result.category == "suicide_self_harm"
     assert result.about_third_party is True
     handoff = handoff_for(result.category, "en")
@@ -199,3 +212,16 @@ def test_every_category_and_severity_is_one_the_workflow_knows() -> None:
         "housing_emergency",
     }
     assert SEVERITIES == ("none", "elevated", "high", "imminent")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my dad said hes gonna kill me when he gets home tonight",
+        "mi primo me dijo que me van a matar si no les pago la deuda, es para hoy",
+        "my mom is gonna kill me with that knife she has",
+        "im going to kill myself in 20 minutes",
+    ],
+)
+def test_a_threat_or_a_plan_is_not_mistaken_for_an_idiom(text: str) -> None:
+    assert detect_crisis(text).category != "none"

@@ -245,3 +245,20 @@ def test_a_crisis_text_is_sent_as_written_even_when_its_turn_lists_a_place_with_
     assert ("! Closed through Dec 24" in text) is extended and ("Bring: Photo ID" in text) is extended
     if not extended:
         assert text == body and remainder == ""
+
+
+@pytest.mark.django_db
+def test_a_spanish_text_to_an_english_contact_is_answered_in_spanish_and_a_switch_back_is_followed(
+    fake_twilio, post_sms, dispatched
+) -> None:
+    conversation = _sms_conversation("en")
+    post_sms(QUESTION["es"])
+    dispatched.run_all()
+    first = Turn.objects.filter(conversation=conversation).latest("created_at")
+    assert first.state["language"] == "es"
+    conversation.refresh_from_db()
+    assert conversation.language == "es"
+    post_sms("ok thanks, and where do I get my birth certificate in Houston?")
+    dispatched.run_all()
+    second = Turn.objects.filter(conversation=conversation).latest("created_at")
+    assert second.pk != first.pk and second.state["language"] == "en"
