@@ -74,7 +74,7 @@ _STOP: Final = frozenset(
     per via s t after before until once while during right away get gets got despues antes hasta mientras durante
     el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
-    puede pueden debe deben tiene tienen hay""".split()
+    puede pueden debe deben tiene tienen hay cannot""".split()
 )
 # Words every entry and every claim share: they say nothing about which rule is meant.
 _GENERIC: Final = frozenset(
@@ -104,6 +104,11 @@ _SYNONYMS: Final = {
     "bajar": "reducir",
     "kids": "child",
     "hijos": "hijo",
+    # "no le impide recibir SNAP" is what "no aplica la prohibición" says
+    "impide": "prohibe",
+    "impiden": "prohibe",
+    "impedir": "prohibe",
+    "impida": "prohibe",
 }
 _TOKEN: Final = re.compile(r"[a-z0-9$]+(?:[.,]\d+)*")
 
@@ -120,9 +125,24 @@ def stem(word: str) -> str:
     return w[:5]
 
 
+# Plain phrases people use for the statute's words (read before single words).
+_PHRASES: Final = (
+    (re.compile(r"\bsign(?:ing|s|ed)?[- ]?up\b|\binscrib\w*"), "register"),
+    (re.compile(r"\bturn(?:s|ed|ing)? (?:\w+ )?(?:down|away)\b"), "deny"),
+    (re.compile(r"\bput(?:ting|s)? off\b"), "defer"),
+    (re.compile(r"\b(?:get(?:s|ting)?|got|walk(?:s|ed)?) out\b"), "release"),
+    (re.compile(r"\blocked up\b|\bbehind bars\b"), "confined"),
+    (re.compile(r"\bfood stamps\b|\bestampillas\b|\bcupones\b"), "snap"),
+    (re.compile(r"\bcriminal (?:history|record)\b|\brecord\b"), "record"),
+)
+
+
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the words that carry meaning (no stop words, no generic legal words, no numbers)."""
-    words = _TOKEN.findall(fold(text))
+    folded = fold(text)
+    for pattern, word in _PHRASES:
+        folded = pattern.sub(word, folded)
+    words = _TOKEN.findall(folded)
     return frozenset(
         stem(w)
         for w in words
@@ -179,6 +199,7 @@ _NUMBER_WORDS: Final = {
     "tenth": 10,
     "thirtieth": 30,
     "cero": 0,
+    "un": 1,
     "uno": 1,
     "una": 1,
     "dos": 2,
@@ -215,24 +236,69 @@ _WORD_NUMBER: Final = re.compile(
     _F,
 )
 _DIGITS: Final = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th|o|a)?\b")
-_WEAK_NUMBER_WORDS: Final = frozenset({"one", "una", "uno", "first", "second", "once"})
+_WEAK_NUMBER_WORDS: Final = frozenset({"one", "un", "una", "uno", "first", "second", "once"})
 
 
-def numbers_in(text: str) -> frozenset[float]:
-    """Every number a text states (digits, "$10,000", "ten", "diez", "tenth")."""
+# "one-third", "half", "un tercio", "la mitad": fractions of a term are numbers too ("after half of it" is not
+# "after one-third"). They are read first and masked, so "third" is not also read as 3.
+_FRACTION: Final = re.compile(
+    r"\b(?:(?:one|a)[- ]third(?![- ](?:degree|grade))|un tercio|(?:one|a)[- ]half|half|(?:la )?mitad|(?:one|a)[- ]quarter|un cuarto"
+    r"|two[- ]thirds|dos tercios)\b",
+    _F,
+)
+_FRACTION_VALUE: Final = {"third": 1 / 3, "tercio": 1 / 3, "half": 0.5, "mitad": 0.5, "quarter": 0.25, "cuarto": 0.25}
+# What a number counts: durations compare with durations, money with money ("third-degree" is not "three years").
+_UNIT_CLASS: Final = (
+    (re.compile(r"^(?:business |calendar |consecutive |continuous )?(?:days?|dias?|dias habiles)\b"), "day"),
+    (re.compile(r"^(?:weeks?|semanas?)\b"), "week"),
+    (re.compile(r"^(?:months?|mes(?:es)?|monthly)\b"), "month"),
+    (re.compile(r"^(?:years?|anos?|anniversary|aniversario)\b"), "year"),
+    (re.compile(r"^(?:hours?|horas?)\b"), "hour"),
+    (re.compile(r"^(?:degree|grado)\b"), "degree"),
+)
+
+
+def _unit_after(folded: str, end: int) -> str | None:
+    rest = folded[end : end + 40].lstrip(" -")
+    for pattern, unit in _UNIT_CLASS:
+        if pattern.match(rest):
+            return unit
+    return None
+
+
+def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
+    """Every number a text states with what it counts: ("$10" → (10, "$"), "three years" → (3, "year"))."""
     folded = fold(text)
-    found: set[float] = set()
+    found: set[tuple[float, str | None]] = set()
+    for m in _FRACTION.finditer(folded):
+        value = next(v for k, v in _FRACTION_VALUE.items() if k in m.group(0).lower())
+        found.add((2 / 3 if m.group(0).lower().startswith("two") or "dos" in m.group(0).lower() else value, "fraction"))
+    folded = _FRACTION.sub(lambda m: " " * len(m.group(0)), folded)
     for m in _DIGITS.finditer(folded):
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
-        # "§ 508.182" or "42a.301" style section numbers are masked before this runs; "1.5" stays a number.
-        found.add(float(f"{whole}.{frac}") if frac else float(whole))
+        value = float(f"{whole}.{frac}") if frac else float(whole)
+        unit = "$" if m.group(0).lstrip().startswith("$") else _unit_after(folded, m.end())
+        found.add((value, unit))
     for m in _WORD_NUMBER.finditer(folded):
         word = m.group(1).lower()
-        if word in _WEAK_NUMBER_WORDS and not m.group(2):
+        unit = _unit_after(folded, m.end(1))
+        if word in _WEAK_NUMBER_WORDS and unit is None:
             continue
-        found.add(float(_NUMBER_WORDS[word]))
+        found.add((float(_NUMBER_WORDS[word]), unit))
     return frozenset(found)
+
+
+def numbers_in(text: str) -> frozenset[float]:
+    """Every number a text states (digits, "$10,000", "ten", "diez", "tenth", "one-third")."""
+    return frozenset(value for value, _ in quantities_in(text))
+
+
+def _quantity_stated(quantity: tuple[float, str | None], stated: frozenset[tuple[float, str | None]]) -> bool:
+    """A claimed number is stated when the text has it counting the same thing (or with no unit said)."""
+    value, unit = quantity
+    units = {u for v, u in stated if abs(v - value) < 1e-6}
+    return bool(units) and (unit is None or None in units or unit in units)
 
 
 _ZERO_COST: Final = re.compile(
@@ -249,23 +315,66 @@ _COST_WORDS: Final = re.compile(
 # Polarity and gates
 # --------------------------------------------------------------------------------------------
 
-# Negators flip a sentence; "bar"-type words are negative in themselves: "does not apply the ban" is
-# positive (two negatives), "is barred" negative (one), "is not barred" positive (two).
+# Negators flip a clause; "bar"-type words are negative in themselves: "does not apply the ban" is
+# positive (two negatives), "is barred" negative (one), "doesn't stop you from voting" positive (two).
 _NEGATOR: Final = re.compile(
-    r"\b(?:not|none|cannot|never|no longer|nunca|jam[aá]s|ya no|ni|ningun[oa]?)\b|n't\b|\bno\b(?! (?:divulgaci\w*|contest|later|more than|less than|m[aá]s de|menos de))",
+    r"\b(?:not|none|cannot|never|no longer|nunca|jam[aá]s|ya no|ningun[oa]?)\b|n't\b"
+    r"|\bno\b(?! (?:divulgaci\w*|contest|later|more than|less than|m[aá]s de|menos de|matter|longer))",
     _F,
 )
-# Only predicative uses count ("is barred", "bans"): "a letter about whether you are eligible" asserts nothing.
+# Spanish negative concord: "no puede preguntar ni hacer", "no tiene que decir nada" negate once.
+_CONCORD: Final = re.compile(r"\b(?:ni|nunca|jam[aá]s|ningun[oa]?|nadie|nada)\b", _F)
+_PLAIN_NO: Final = re.compile(r"\bno\b", _F)
 _NEGATIVE_WORD: Final = re.compile(
-    r"\b(?:is|are|be|becomes?|was|were|remains?|stays?)\s+(?:\w+\s+)?(?:ineligible|barred|banned|prohibited|disqualified|denied|excluded)\b"
-    r"|\b(?:bars|bans|prohibits|denies|excludes|disqualifies|loses)\b"
-    r"|\b(?:est[aá]n?|es|son|queda\w*|sigue\w*)\s+(?:\w+\s+)?(?:prohibid|inelegible|excluid|descalificad)\w*|\bproh[ií]be\w*|\bniega\w*|\bexcluye\w*|\bpierde\w*",
+    r"(?:\b(?:is|are|be|becomes?|was|were|remains?|stays?|still|gets?)|'re|'s)\s+(?:\w+\s+)?"
+    r"(?:ineligible|barred|banned|prohibited|disqualified|denied|excluded|refused|rejected|illegal|unlawful)\b"
+    r"|\b(?:bans?|prohibits?|prohibition|denies|deny|refuses?|rejects?|excludes?|disqualif(?:y|ies)|loses?|lose)\b"
+    r"|\b(?:stops?|keeps?|prevents?|bars?)\s+(?:\w+\s+){0,3}?(?:from|off)\b|\bturns?\s+(?:\w+\s+)?(?:away|down)\b"
+    r"|\b(?:is|are|it's|be|remains?|still)\s+(?:\w+\s+){0,2}?(?:a crime|an? (?:\w+[- ]){0,2}felony)\b|\bcommits?\s+an?\b"
+    r"|\bmakes? (?:it|this|that) an? (?:\w+[- ]){0,2}?(?:crime|felony|offense)\b"
+    r"|\b(?:cuts?|stops?|ends?|suspends?)\s+(?:off\s+)?(?:\w+\s+){0,2}?(?:benefits|aid|payments?|coverage|snap|ssi|medicaid)\b"
+    r"|\b(?:cort\w*|suspend\w*)\s+(?:\w+\s+){0,2}?(?:beneficios|ayuda|pagos|cobertura|snap|ssi|medicaid)\b"
+    r"|\bproh[ií]b\w*|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz\w*"
+    r"|\bexclu[iy]\w*|\bdeja\w* fuera\b|\bpierde\w*|\bperder\b|\bdej(?:ar|a|an|e|en)\s+de\b|\binelegible\w*|\bdescalific\w*"
+    r"|\bilegal\b|\b(?:es|son|sigue siendo|seria)\s+(?:\w+\s+){0,2}?un delito\b|\bcomete\w*\s+un\b|\bhace un delito\b",
     _F,
 )
+# A condition attached to the clause ("if no charges were filed, …", "…, si cumple la Sección 411.074") says
+# when the rule applies, not whether it allows: its negations do not flip the clause.
+_LEADING_CONDITION: Final = re.compile(
+    r"^\s*(?:[^,]{0,30},\s*)?(?:if|when|whenever|si|cuando|even if|aun si|as long as|siempre que)\b[^,]*,\s*", _F
+)
+_TRAILING_CONDITION: Final = re.compile(r",?\s+\b(?:if|si|when|whether|cuando|as long as|siempre que)\b[^,]*$", _F)
+# "without any recommendation", "sin ninguna recomendación": "without" is not a negation of the clause.
+_WITHOUT_ANY: Final = re.compile(r"\b(?:sin|without)\s+(?:ningun[oa]?|nada|any)\b", _F)
+
+
+# "deny or cut benefits", "deny, suspend or revoke": coordinated negative verbs negate once.
+_COORDINATED: Final = re.compile(r"^\s*(?:,\s*)?(?:or|and|o|y|,)\s+$", _F)
+
+
+def _negative_words(text: str) -> int:
+    count, last_end = 0, -1
+    for m in _NEGATIVE_WORD.finditer(text):
+        if last_end < 0 or not _COORDINATED.match(text[last_end : m.start()]):
+            count += 1
+        last_end = m.end()
+    return count
 
 
 def _negated(text: str) -> bool:
-    return (len(_NEGATOR.findall(text)) + len(_NEGATIVE_WORD.findall(text))) % 2 == 1
+    text = _WITHOUT_ANY.sub("sin", text)
+    concord = 0 if _PLAIN_NO.search(text) else len(_CONCORD.findall(text))
+    return (len(_NEGATOR.findall(text)) + concord + _negative_words(text)) % 2 == 1
+
+
+_MID_CONDITION: Final = re.compile(r",\s*(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*,", _F)
+
+
+def _main_part(text: str) -> str:
+    """The clause without the conditions attached to it (leading, between commas, trailing)."""
+    main = _TRAILING_CONDITION.sub("", _MID_CONDITION.sub(",", _LEADING_CONDITION.sub("", text)))
+    return main if main.strip() else text
 
 
 _UNTIL: Final = re.compile(r"\b(?:until|unless|hasta que|hasta|a menos que)\b", _F)
@@ -277,12 +386,13 @@ _AFTER: Final = re.compile(
 )
 _DURING: Final = re.compile(
     r"\b(?:while|during|still on|on (?:parole|probation|mandatory supervision|supervision|community supervision)"
-    r"|mientras|durante|todav[ií]a en|a[uú]n en|estando en)\b",
+    r"|mientras|durante|todav[ií]a en|a[uú]n en|estando en|aunque (?:est[eé]|siga|todav[ií]a))\b",
     _F,
 )
 _IMMEDIATE: Final = re.compile(
-    r"\b(?:right away|right (?:after|when) (?:you|they) (?:get out|are released|leave)|immediately|at once|automatically|as soon as (?:you|they|a person) (?:are|is|get|gets) (?:out|released)"
-    r"|the day (?:you|they) (?:get out|are released)|de inmediato|inmediatamente|enseguida|autom[aá]ticamente|en cuanto sal\w+)\b",
+    r"\b(?:right away|right (?:after|when) (?:you|they) (?:get out|are released|leave)|immediately|at once|automatically"
+    r"|as soon as|the (?:day|moment) (?:you|they)|de inmediato|inmediatamente|enseguida|autom[aá]ticamente|en cuanto"
+    r"|tan pronto como|el d[ií]a (?:que|en que))\b",
     _F,
 )
 _ANCHOR_STOP: Final = re.compile(
@@ -292,7 +402,7 @@ _ANCHOR_STOP: Final = re.compile(
 
 @dataclass(frozen=True)
 class Stance:
-    """What a sentence asserts, reduced to what the checker compares."""
+    """What a clause asserts, reduced to what the checker compares."""
 
     negated: bool
     gate: Literal["after", "during", "immediate", None]
@@ -316,19 +426,25 @@ _PERMISSION: Final = re.compile(
     r"|\bqualif(?:y|ies)\b|\bright to\b|\brights? back\b|\brestor\w*|\bpuede\w*\b(?!\s+(?:necesitar|tener que|pedir))|\bpodr[aá]\w*|\belegible\w*|\bderecho a\b|\bcalific\w*",
     _F,
 )
-_LEAD: Final = re.compile(r"^\W*(?:not yet|yes|no|todav[ií]a no|a[uú]n no|s[ií])\s*[:,\u2014-]\s*", _F)
+_LEAD: Final = re.compile(r"^\W*(?:not yet|yes|no|sure|todav[ií]a no|a[uú]n no|s[ií])\s*[:,.\u2014-]\s*", _F)
+
+
+_DURATION_BEFORE: Final = re.compile(
+    r"(?:\d+|\b[a-z]+)[- ](?:days?|weeks?|months?|years?|dias?|semanas?|meses|anos?)\s*$", _F
+)
 
 
 def stance_of(text: str) -> Stance:
-    """Read a sentence's polarity and gate: "not ... until X" and "only after X" are both "after X"."""
+    """Read a clause's polarity and gate: "not ... until X" and "only after X" are both "after X"."""
     t = _LEAD.sub("", fold(text))
-    return _stance(t)._replace_permits(bool(_PERMISSION.search(t)))
+    return _stance(t)._replace_permits(bool(_PERMISSION.search(_main_part(t))))
 
 
 def _stance(t: str) -> Stance:
     until = _UNTIL.search(t)
-    after = _AFTER.search(t)
-    negated = _negated(t[: until.start()] if until else t)
+    after = next((m for m in _AFTER.finditer(t) if not _DURATION_BEFORE.search(t[: m.start()])), None)
+    head = _main_part(t[: until.start()] if until else t)
+    negated = _negated(head)
     if until and negated:
         return Stance(False, "after", _anchor(t, until.end()), strong=True)
     if _IMMEDIATE.search(t):
@@ -355,7 +471,7 @@ _POLAR_WORDS: Final = re.compile(
 
 def _has_polarity(text: str) -> bool:
     folded = fold(text)
-    return bool(_POLAR_WORDS.search(folded) or _NEGATOR.search(folded))
+    return bool(_POLAR_WORDS.search(folded) or _NEGATOR.search(folded) or _NEGATIVE_WORD.search(folded))
 
 
 def asserts_something(text: str) -> bool:
@@ -394,12 +510,136 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
     return None
 
 
+# The events a rule's clock or condition runs from: "within a year of your arrest" is not "of your conviction".
+_EVENTS: Final = (
+    ("arrest", re.compile(r"\barrest\w*|\barrest[oa]\w*|\bdetenci[oó]n\b", _F)),
+    ("conviction", re.compile(r"\bconvict(?:ed|ion|ions)\b|\bconden(?:a|ado|ada|aron)\b", _F)),
+    (
+        "release",
+        re.compile(
+            r"\breleas\w*|\bget(?:ting|s)? out\b|\bwalk out\b|\bsalida\b|\bsal(?:e|ga|gas|io|i[oó]|ir)\b|\bliberad\w*|\bliberaci[oó]n\b",
+            _F,
+        ),
+    ),
+    (
+        "discharge",
+        re.compile(r"\bdischarg\w*|\bcumpl(?:a|ido|ir)\s+(?:toda|la|su)\s+(?:la\s+)?(?:sentencia|condena)", _F),
+    ),
+    ("dismissal", re.compile(r"\bdismiss\w*|\bdesestim\w*", _F)),
+    ("eviction", re.compile(r"\bevict\w*|\bdesaloj\w*", _F)),
+    ("acquittal", re.compile(r"\bacquit\w*|\babsol\w*|\babsuel\w*", _F)),
+)
+_UNIVERSAL: Final = re.compile(
+    r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if"
+    r"|even without|cualquier(?:a)?(?: persona)?|todas las personas|todo el mundo|sin importar|aun si|aunque no)\b",
+    _F,
+)
+_CONDITIONAL: Final = re.compile(r"\b(?:if|unless|only|provided|si|salvo|solo|s[oó]lo|siempre que)\b", _F)
+_WITHOUT: Final = re.compile(r"\b(?:without (?:any|a|an|the)?|with no|sin (?:ningun[oa]?|la|el|una?)?)\s*\w+", _F)
+_ONLY_WITH: Final = re.compile(r"\b(?:only (?:with|on|upon)|s[oó]lo con|but only|pero s[oó]lo|pero solo)\b", _F)
+_EXCEPT_HOME: Final = re.compile(r"\b(?:anywhere|cualquier lugar|en todas partes)\b", _F)
+
+
+# Where a clock starts: "within one year of your arrest", "for three years after any drug conviction".
+_TIME_ANCHOR: Final = re.compile(
+    r"\b(?:after|from|since|following|of|upon|despu[eé]s de(?: que)?|desde|tras|a partir de|contad\w+ desde|de (?:su|la|el))"
+    r"\s+((?:\S+\s+){0,5}\S+)",
+    _F,
+)
+
+
+def _events(text: str) -> frozenset[str]:
+    """The events named where a time reference starts ("… of your arrest" → arrest), not the person's status."""
+    anchors = " | ".join(m.group(1) for m in _TIME_ANCHOR.finditer(text))
+    return frozenset(name for name, pattern in _EVENTS if pattern.search(anchors))
+
+
+def _time_quantities(text: str) -> frozenset[tuple[float, str | None]]:
+    return frozenset(q for q in quantities_in(text) if q[1] in ("day", "week", "month", "year", "hour"))
+
+
+def _condition_conflict(claim: str, support: str) -> str | None:
+    """Compare what each clause's rule runs from and when: events, a waiting period, a dropped condition."""
+    claim_f, support_f = fold(claim), fold(support)
+    claim_events, support_events = _events(claim_f), _events(support_f)
+    if claim_events and support_events and not (claim_events & support_events):
+        return (
+            f"counts from {', '.join(sorted(claim_events))}; the entry counts from {', '.join(sorted(support_events))}"
+        )
+    claim_stance = stance_of(claim)
+    if (
+        claim_stance.gate == "immediate"
+        and not claim_stance.negated
+        and stance_of(support).gate != "immediate"
+        and _time_quantities(support_f)
+    ):
+        return "says 'as soon as'; the entry sets a waiting period"
+    if (
+        _UNIVERSAL.search(claim_f)
+        and _CONDITIONAL.search(support_f)
+        and not _CONDITIONAL.search(_UNIVERSAL.sub(" ", claim_f))
+    ):
+        return "states without its condition what the entry allows only in some cases"
+    return None
+
+
+def _requirement_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Without any recommendation" against an entry that allows it "only with" that recommendation."""
+    without = _WITHOUT.search(fold(claim))
+    if not without:
+        return None
+    needed = content_stems(fold(claim)[without.end() - len(without.group(0).split()[-1]) :][:60])
+    for unit in units:
+        only = _ONLY_WITH.search(fold(unit))
+        if only and needed & content_stems(fold(unit)[only.start() :]):
+            return ClaimCheck("contradicted", claim, record.slug, "says it needs no requirement the entry sets", unit)
+    return None
+
+
 # --------------------------------------------------------------------------------------------
 # The check
 # --------------------------------------------------------------------------------------------
 
 MIN_SHARED_STEMS: Final = 2
 MIN_COVERAGE: Final = 0.34
+# Paraphrase tolerance: a claim whose words are spread over the entry's excerpt and summaries is supported
+# when this share of its content words is there (no single sentence need hold them all).
+MIN_ENTRY_COVERAGE: Final = 0.5
+MIN_ENTRY_SHARED: Final = 3
+# Wrong entry: another retrieved entry holds this much more of the claim than the cited one does.
+WRONG_ENTRY_MARGIN: Final = 0.25
+WRONG_ENTRY_FLOOR: Final = 0.5
+NEAR_BEST: Final = 0.75
+
+# A clause ends at ";", ":", a dash, or a comma/"and" that starts a new predicate ("…, and it is issued within
+# 90 days", "…, diciendo que no hay motivo"): each clause is compared with its own best support.
+_CLAUSE_BREAK: Final = re.compile(
+    r"\s*;\s*|\s*:\s+|\s+[\u2014\u2013]\s+|\s+--?\s+"
+    r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que)\b)"
+    r"|\s+(?=(?:and|but|y|pero)\s+(?:does not|do not|doesn't|don't|must|may|can|cannot|can't|will|it|they|then"
+    r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego)\b)",
+    _F,
+)
+
+
+# A claim's ", which is one reason …" is its own clause; in an entry, "…, which includes parole" still
+# belongs to the rule it qualifies ("not … until the sentence is discharged, which includes parole").
+_RELATIVE_BREAK: Final = re.compile(r",\s+(?=which\b)", _F)
+
+
+def clauses_of(text: str, *, claim: bool = False) -> list[str]:
+    """Split a sentence (or an entry text) into clauses: the unit the checker compares."""
+    parts: list[str] = []
+    for sentence in sentences_of(text):
+        for chunk in _CLAUSE_BREAK.split(sentence):
+            pieces = _RELATIVE_BREAK.split(chunk) if claim and chunk else [chunk]
+            parts.extend(c.strip(" ,.") for c in pieces if c and c.strip(" ,."))
+    return parts
+
+
+def _asserting(clause: str) -> bool:
+    folded = fold(clause)
+    return _has_polarity(clause) or bool(quantities_in(clause)) or bool(_ZERO_COST.search(folded))
 
 
 def entry_texts(record: EvidenceRecord) -> tuple[str, ...]:
@@ -407,19 +647,31 @@ def entry_texts(record: EvidenceRecord) -> tuple[str, ...]:
     return tuple(t for t in (record.excerpt, record.summary, *record.summaries) if t)
 
 
-def _candidates(claim: str, texts: Sequence[str]) -> list[tuple[float, int, str]]:
+def _score(claim_stems: frozenset[str], text: str) -> tuple[float, int]:
+    shared = claim_stems & content_stems(text)
+    return (len(shared) / len(claim_stems) if claim_stems else 0.0), len(shared)
+
+
+def _candidates(claim: str, units: Sequence[str]) -> list[tuple[float, int, str]]:
     claim_stems = content_stems(claim)
     scored: list[tuple[float, int, str]] = []
     if not claim_stems:
         return scored
-    for text in texts:
-        for sentence in sentences_of(text):
-            shared = claim_stems & content_stems(sentence)
-            coverage = len(shared) / len(claim_stems)
-            if len(shared) >= min(MIN_SHARED_STEMS, len(claim_stems)) and coverage >= MIN_COVERAGE:
-                scored.append((coverage, len(shared), sentence))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
+    for unit in units:
+        coverage, shared = _score(claim_stems, unit)
+        if shared >= min(MIN_SHARED_STEMS, len(claim_stems)) and coverage >= MIN_COVERAGE:
+            scored.append((coverage, shared, unit))
+    scored.sort(key=lambda item: (-item[0], -item[1], len(content_stems(item[2]))))
     return scored
+
+
+def entry_coverage(claim: str, record: EvidenceRecord) -> float:
+    """The share of the claim's content words found anywhere in the entry's excerpt and both summaries."""
+    claim_stems = content_stems(claim)
+    if not claim_stems:
+        return 0.0
+    stems = frozenset().union(*(content_stems(t) for t in entry_texts(record)))
+    return len(claim_stems & stems) / len(claim_stems)
 
 
 _ES_WORDS: Final = re.compile(r"\b(?:el|la|los|las|que|de|del|una?|por|para|con|puede|debe|tiene|est[aá]|son|se)\b", _F)
@@ -431,49 +683,174 @@ def language_of(text: str) -> str:
     return "es" if len(_ES_WORDS.findall(text)) > len(_EN_WORDS.findall(text)) else "en"
 
 
+def _number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimCheck | None:
+    stated = quantities_in(whole)
+    missing = sorted({q[0] for q in quantities_in(claim) if not _quantity_stated(q, stated)})
+    if missing:
+        shown = ", ".join(f"{n:.3g}" for n in missing)
+        return ClaimCheck("contradicted", claim, record.slug, f"states {shown}, which the entry does not say")
+    if _ZERO_COST.search(fold(claim)) and not _ZERO_COST.search(fold(whole)):
+        if _COST_WORDS.search(whole):
+            return ClaimCheck("contradicted", claim, record.slug, "says it is free; the entry names a cost")
+        return ClaimCheck("unsupported", claim, record.slug, "says it is free; the entry does not say so")
+    return None
+
+
+def _clause_finding(
+    clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str
+) -> ClaimCheck | None:
+    """Compare one claim clause with its best-matching support clause: polarity, gate, numbers, conditions."""
+    best = spans[0]
+    near = [span for span in spans if span[0] >= NEAR_BEST * best[0]]
+    support = best[2]
+    claim_quantities = quantities_in(clause)
+    if claim_quantities and any(quantities_in(span[2]) for span in near):
+        near_quantities = frozenset().union(*(quantities_in(span[2]) for span in near))
+        missing = sorted({q[0] for q in claim_quantities if not _quantity_stated(q, near_quantities)})
+        if missing:
+            shown = ", ".join(f"{n:.3g}" for n in missing)
+            return ClaimCheck(
+                "contradicted", claim, record.slug, f"states {shown} where the entry's matching text differs", support
+            )
+    claim_stance = stance_of(clause)
+    support_stance = stance_of(support)
+    polar_support = support_stance.negated or support_stance.gate is not None
+    # A bare condition ("If you owe child support") states nothing to agree or disagree with.
+    condition_only = bool(_CONDITION_START.match(fold(clause))) and not _has_polarity(clause)
+    # "It can also do this for …": the predicate is elided, so its polarity is the previous sentence's.
+    elided = bool(_ELIDED.search(fold(clause)))
+    says_enough = not elided and (_has_polarity(clause) or len(content_stems(clause)) >= MIN_ENTRY_SHARED)
+    if not condition_only and says_enough and (_has_polarity(clause) or polar_support):
+        reason = _compare(claim_stance, support_stance)
+        if reason:
+            return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    reason = _condition_conflict(clause, support)
+    if reason:
+        return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    return None
+
+
+_ELIDED: Final = re.compile(
+    r"\b(?:do (?:this|that|so|the same)|does (?:this|that|so)|hacer(?:lo| esto| eso| lo mismo)|lo mismo)\b", _F
+)
+_CONDITION_START: Final = re.compile(r"^\W*(?:if|when|whenever|si|cuando|as long as|siempre que)\b", _F)
+_LEADING_PHRASE: Final = re.compile(r"^\s*[^,]{3,90},\s+(?=\S)")
+
+
+def _gate_finding(
+    clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str
+) -> ClaimCheck | None:
+    """A required condition ("not … until X") in any nearly-best support must not be skipped by the claim."""
+    best = spans[0][0]
+    claim_stance = stance_of(clause)
+    for coverage, _, support in spans[1:]:
+        if coverage < NEAR_BEST * best:
+            break
+        support_stance = stance_of(support)
+        if support_stance.strong:
+            reason = _compare(claim_stance, support_stance)
+            if reason:
+                return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    return None
+
+
+_EXCEPT_PLACE: Final = re.compile(
+    r"\b(?:anywhere|any location|cualquier lugar)\s+(?:\w+\s+){0,2}?(?:except|other than|que no sea|salvo|excepto|menos)\b",
+    _F,
+)
+
+
+def _home_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Anywhere" against an entry that limits it to one place ("anywhere except where the person lives")."""
+    claim_f = fold(claim)
+    if not _EXCEPT_HOME.search(claim_f) or _EXCEPT_PLACE.search(claim_f) or stance_of(claim).negated:
+        return None
+    for unit in units:
+        if _EXCEPT_PLACE.search(fold(unit)):
+            return ClaimCheck("contradicted", claim, record.slug, "says anywhere; the entry limits where", unit)
+    return None
+
+
+def _spread_support(
+    claim: str, main: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord
+) -> bool:
+    """No single sentence holds the claim: its words spread over the entry, or each asserting clause has support."""
+    spread = max(entry_coverage(claim, record), entry_coverage(main, record))
+    shared = len(content_stems(claim) & frozenset().union(*(content_stems(t) for t in entry_texts(record))))
+    if spread >= MIN_ENTRY_COVERAGE and shared >= MIN_ENTRY_SHARED:
+        return True
+    asserting = [c for c in clauses if _asserting(c)]
+    # Each clause that states something has its own support (a trailing ", which is why …" need not).
+    return len(clauses) > 1 and bool(asserting) and all(_candidates(c, units) for c in asserting)
+
+
 def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> ClaimCheck:  # noqa: PLR0911 - a verdict per check, in order
-    """Judge one rule-stating sentence against one cited entry (its quote first, else the best span)."""
+    """Judge one rule-stating sentence against one cited entry, clause by clause (its quote first, else the best span)."""
     all_texts = entry_texts(record)
     if quote_in(claim, all_texts):
         return ClaimCheck("supported", claim, record.slug, "", claim)  # the claim is a verbatim span of the entry
     language = language_of(claim)
     texts = tuple(t for t in all_texts if language_of(t) == language)
     whole = " ".join(all_texts)
-    claim_numbers = numbers_in(claim)
-    missing = sorted(n for n in claim_numbers if n not in numbers_in(whole))
-    if missing:
-        shown = ", ".join(f"{n:g}" for n in missing)
-        return ClaimCheck("contradicted", claim, record.slug, f"states {shown}, which the entry does not say")
-    if _ZERO_COST.search(fold(claim)) and not _ZERO_COST.search(fold(whole)):
-        if _COST_WORDS.search(whole):
-            return ClaimCheck("contradicted", claim, record.slug, "says it is free; the entry names a cost")
-        return ClaimCheck("unsupported", claim, record.slug, "says it is free; the entry does not say so")
-    if quote and quote_in(quote, all_texts):
-        spans = [(1.0, 99, quote)]
+    number = _number_finding(claim, record, whole)
+    if number is not None:
+        return number
+    quoted = bool(quote) and quote_in(quote, all_texts)
+    if quoted:
+        units: list[str] = list(dict.fromkeys([quote, *clauses_of(quote)]))
+        sentence_spans = [(1.0, 99, quote)]
     elif not texts:
         # No reviewed text in the claim's language (evidence records from before both summaries were
         # carried): words cannot be compared across languages, so only numbers and "free" were checked.
         return ClaimCheck("supported", claim, record.slug, "no text in the claim's language; numbers checked only")
     else:
-        spans = _candidates(claim, texts)
-    if not spans:
-        return ClaimCheck("unsupported", claim, record.slug, "the cited entry does not say this")
-    claim_stance = stance_of(claim)
-    polar = [span for span in spans if _has_polarity(span[2])] or spans
-    best = polar[0][2]
-    support_stance = stance_of(best)
-    polar_support = support_stance.negated or support_stance.gate is not None
-    reason = _compare(claim_stance, support_stance) if _has_polarity(claim) or polar_support else None
-    if reason:
-        return ClaimCheck("contradicted", claim, record.slug, reason, best)
+        units = list(dict.fromkeys([u for t in texts for u in clauses_of(t)]))
+        sentence_spans = _candidates(claim, [s for t in texts for s in sentences_of(t)])
+    clauses = clauses_of(claim, claim=True) or [claim]
+    if not sentence_spans:
+        # "If you left without one, DPS can issue an ID card …": the asker's situation is not the claim.
+        main = _LEADING_CONDITION.sub("", fold(claim)) or claim
+        sentence_spans = _candidates(main, [s for t in texts for s in sentences_of(t)]) if texts else []
+        if not sentence_spans and not _spread_support(claim, main, clauses, units, record):
+            return ClaimCheck("unsupported", claim, record.slug, "the cited entry does not say this")
+    for clause in clauses:
+        # The support is chosen by what the clause asserts (its main part, without a leading "After the
+        # program," or "If no charges were filed,"); its stance is read from the whole clause.
+        spans = _candidates(_LEADING_PHRASE.sub("", clause), units) or _candidates(clause, units)
+        if not spans and quoted and _has_polarity(clause):
+            spans = [(1.0, 99, quote)]  # the draft named this span as the clause's support
+        if not spans:
+            continue
+        finding = _clause_finding(clause, spans, record, claim) or _gate_finding(clause, spans, record, claim)
+        if finding is not None:
+            return finding
+    place = _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
+    if place is not None:
+        return place
+    best = sentence_spans[0][2] if sentence_spans else ""
     return ClaimCheck("supported", claim, record.slug, "", best)
 
 
-def check_claim_against(claim: str, records: Sequence[EvidenceRecord], *, quote: str = "") -> ClaimCheck:
-    """Judge a claim citing several entries: supported if one entry supports it, else the worst finding."""
+def check_claim_against(
+    claim: str, records: Sequence[EvidenceRecord], *, quote: str = "", others: Sequence[EvidenceRecord] = ()
+) -> ClaimCheck:
+    """Judge a claim citing several entries: supported if one entry supports it, else the worst finding.
+
+    `others` are the turn's other retrieved entries: when one of them holds the claim clearly better than
+    every cited entry, the claim cites the wrong entry (unsupported, naming the entry that says it).
+    """
     checks = [check_claim(claim, record, quote=quote) for record in records]
-    for check in checks:
-        if check.outcome == "supported":
-            return check
+    supported = [check for check in checks if check.outcome == "supported"]
+    if supported and others and not quote:
+        cited = max(entry_coverage(claim, record) for record in records)
+        other = max(others, key=lambda record: entry_coverage(claim, record))
+        other_coverage = entry_coverage(claim, other)
+        if other_coverage >= WRONG_ENTRY_FLOOR and other_coverage - cited >= WRONG_ENTRY_MARGIN:
+            first = supported[0]
+            return ClaimCheck(
+                "unsupported", claim, first.entry, f"this is what {other.slug} says, not the cited entry", first.support
+            )
+    if supported:
+        return supported[0]
     contradicted = [c for c in checks if c.outcome == "contradicted"]
     return contradicted[0] if contradicted else checks[0]

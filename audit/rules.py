@@ -253,7 +253,7 @@ _MODAL_EN: Final = (
     r"|(?:does|do) not have to|doesn'?t have to|don'?t have to|needs? (?:permission|approval|a permit))"
 )
 _CONTACT_VERBS_EN: Final = (
-    r"(?:call|text|visit|contact|reach|ask|talk|speak|go|stop|walk|check|look|find|help|bring|tell|explain|point|list|show"
+    r"(?:call|text|visit|contact|reach|ask|talk|speak|go|stop|walk|check|confirm|verify|look|find|help|bring|tell|explain|point|list|show"
     r"|email|write|get help|get more|learn|read|use|come|start by)"
 )
 _LEGAL_VOCAB_EN: Final = (
@@ -268,6 +268,7 @@ _MODAL_ES: Final = (
 )
 _CONTACT_VERBS_ES: Final = (
     r"(?:llamar|llame|visitar|contactar|ayudar\w*|ir|pasar|preguntar\w*|consultar|buscar|explicar\w*|decir\w*|dar\w* m[aá]s"
+    r"|confirmar\w*|verificar\w*"
     r"|llevar|escribir|hablar|revisar|mandar|enviar|pedir ayuda|orientar\w*|informar\w*|indicar\w*)"
 )
 _LEGAL_VOCAB_ES: Final = (
@@ -297,6 +298,9 @@ _CLAIM_ALWAYS: Final = _rx(
     r"\bcalific(?:a|as|an|ar[aá]s?)\b",
     r"\bdentro de\s+\d+\s+(?:d[ií]as|semanas|meses|a[nñ]os)\b|\bdespu[eé]s de\s+\d+\s+(?:d[ií]as|meses|a[nñ]os)\b|\bplazo\b",
     r"\b(?:cuota|tarifa|costo|multa)\b[^.]{0,40}\$\s?\d|\bcuesta\s+\$\s?\d",
+    # contractions, waivers and exemptions ("you're eligible", "aren't allowed to", "the fees are waived")
+    r"(?:'re|'s|n't)\s+(?:\w+\s+)?(?:eligible|ineligible|entitled|allowed|barred|banned|required|waived|exempt)\b",
+    r"\b(?:is|are|be|get|gets)\s+(?:\w+\s+)?(?:waived|exempt|forgiven)\b|\b(?:se\s+)?(?:exoneran?|condonan?|perdonan?)\b",
     # outcomes and costs said without a modal ("Felons get their rights back right away", "An ID costs nothing")
     r"\b(?:get|gets|getting|regains?|regaining|win|wins)\s+(?:\w+\s+){0,2}rights?\s+back\b|\brights?\s+(?:are\s+|is\s+)?(?:\w+\s+)?restored\b",
     r"\b(?:recupera\w*|devuelve\w*)\s+(?:\w+\s+){0,2}derechos?\b|\bderechos?\s+(?:\w+\s+){0,2}(?:restablec\w*|restaura\w*)\b",
@@ -314,6 +318,16 @@ _CLAIM_MODAL_ES: Final = re.compile(
     rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)(?:\w+\s+)?(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+", _F
 )
 _LEGAL_EN: Final = re.compile(_LEGAL_VOCAB_EN, _F)
+_TERM_VERB: Final = _rx(
+    r"\b(?:ends?|ended|lasts?|expires?|stops?|starts?|begins?|runs? out|is (?:over|done|lifted|cleared))\b",
+    r"\b(?:termina\w*|dura\w*|vence\w*|acaba\w*|empieza\w*|comienza\w*|caduca\w*|se (?:levanta|borra|quita)\w*)\b",
+)
+_DURATION: Final = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|thirty|un|una|dos|tres|cuatro|cinco"
+    r"|seis|siete|ocho|nueve|diez|doce|quince|treinta)[- ](?:business\s+)?(?:days?|weeks?|months?|years?|d[ií]as|semanas"
+    r"|meses|a[nñ]os)\b",
+    _F,
+)
 _LEGAL_ES: Final = re.compile(_LEGAL_VOCAB_ES, _F)
 # "le puede ayudar", "le puede decir": a pronoun before the modal, clearly a referral.
 _CONTACT_ONLY_ES: Final = re.compile(
@@ -334,6 +348,13 @@ def is_legal_claim(sentence: str) -> bool:
             return True
         vocab = _ORG_WORDS.sub(" ", clause)
         if _CLAIM_MODAL_EN.search(clause) and _LEGAL_EN.search(vocab):
+            return True
+        # a deadline or a term stated as a fact ("probation ends by itself after two years")
+        if (
+            _DURATION.search(clause)
+            and _TERM_VERB.search(clause)
+            and (_LEGAL_EN.search(vocab) or _LEGAL_ES.search(vocab))
+        ):
             return True
         if _CLAIM_MODAL_ES.search(clause) and _LEGAL_ES.search(vocab) and not _CONTACT_ONLY_ES.search(clause):
             return True
@@ -434,7 +455,8 @@ def _check_grounding(draft: Draft, sentence: Sentence, evidence: Sequence[Eviden
     if statement is not None:
         named = [r for r in records if r.slug == statement.entry]
         records = named or records
-    check = check_claim_against(sentence.prose, records, quote=statement.quote if statement else "")
+    others = [r for r in evidence if r.assertable and r not in records]
+    check = check_claim_against(sentence.prose, records, quote=statement.quote if statement else "", others=others)
     if check.outcome == "supported":
         return []
     rule = Rule.CONTRADICTED_CLAIM if check.outcome == "contradicted" else Rule.UNSUPPORTED_CLAIM
