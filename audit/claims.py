@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from audit.types import EvidenceRecord
@@ -74,13 +74,14 @@ _STOP: Final = frozenset(
     per via s t after before until once while during right away get gets got despues antes hasta mientras durante
     el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
-    puede pueden debe deben tiene tienen hay cannot""".split()
+    puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti""".split()
 )
 # Words every entry and every claim share: they say nothing about which rule is meant.
 _GENERIC: Final = frozenset(
     "texas tex law laws rule rules person people persons someone state federal code section gov elec ley leyes regla "
     "reglas persona personas estado codigo seccion general generally generalmente felony felonies felon felons "
-    "delito delitos grave graves conviction convictions convicted condena condenas condenada condenado".split()
+    "delito delitos grave graves conviction convictions convicted condena condenas condenada condenado condenaron "
+    "condeno condenan".split()
 )
 _SUFFIXES: Final = re.compile(
     r"(?:ations?|aciones|acion|ments?|ings?|edly|ers|er|ed|es|s|ly|mente|ciones|cion|dades|dad|idos?|idas?|ados?|adas?"
@@ -113,9 +114,13 @@ _SYNONYMS: Final = {
 _TOKEN: Final = re.compile(r"[a-z0-9$]+(?:[.,]\d+)*")
 
 
+_ENCLITIC: Final = re.compile(r"(?<=[aei]r)(?:le|les|lo|la|los|las|se|me|te|nos)$")
+
+
 def stem(word: str) -> str:
     """A crude en/es stem: enough to match "voter"/"vote"/"votar", "sentence"/"sentencia"."""
     w = _SYNONYMS.get(word, word)
+    w = _ENCLITIC.sub("", w) if len(w) > 6 else w  # "cobrarle" is "cobrar"
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "i"
     elif w.endswith("y") and len(w) > 3:
@@ -134,6 +139,10 @@ _PHRASES: Final = (
     (re.compile(r"\blocked up\b|\bbehind bars\b"), "confined"),
     (re.compile(r"\bfood stamps\b|\bestampillas\b|\bcupones\b"), "snap"),
     (re.compile(r"\bcriminal (?:history|record)\b|\brecord\b"), "record"),
+    (re.compile(r"\b(?:take|takes|taking) into account\b|\b(?:tener|tomar|toma|tiene) en cuenta\b"), "consider"),
+    (re.compile(r"\brehab\b"), "rehabilitation"),
+    (re.compile(r"\b(?:the offense|the crime|it) happened\b"), "offense committed"),
+    (re.compile(r"\bpas[oó] el delito\b"), "cometio el delito"),
 )
 
 
@@ -323,8 +332,22 @@ _NEGATOR: Final = re.compile(
     _F,
 )
 # Spanish negative concord: "no puede preguntar ni hacer", "no tiene que decir nada" negate once.
-_CONCORD: Final = re.compile(r"\b(?:ni|nunca|jam[aá]s|ningun[oa]?|nadie|nada)\b", _F)
-_PLAIN_NO: Final = re.compile(r"\bno\b", _F)
+_CONCORD: Final = re.compile(r"\b(?:ni|nadie|nada)\b", _F)
+_CONCORD_NEGATOR: Final = re.compile(r"\b(?:nunca|jam[aá]s|ningun[oa]?)\b", _F)
+_PLAIN_NO: Final = re.compile(r"\bno\b(?! (?:divulgaci\w*|contest))", _F)
+# "not required", "doesn't have to", "without a hearing", "no tiene que": optional, not forbidden.
+_OPTIONAL: Final = re.compile(
+    r"\b(?:is|are|be)\s+not\s+(?:required|necessary|needed)\b|\b(?:isn't|aren't)\s+(?:required|necessary|needed)\b"
+    r"|\b(?:does|do)\s+not\s+(?:have|need)\s+to\b|\b(?:doesn't|don't)\s+(?:have|need)\s+to\b|\bno need to\b"
+    r"|\b(?:without|with no)\s+(?:a|an|one|any)\s+\w+|\bno (?:tiene|tienes|tienen|necesita|necesitas|necesitan) que\b"
+    r"|\bno (?:est[aá]n?|estas) obligad\w*|\bno hace falta\b|\bno (?:es|son) necesari\w*|\bsin (?:una?|ninguna?)\s+\w+",
+    _F,
+)
+_OBLIGATION: Final = re.compile(
+    r"\b(?:must|has to|have to|had to|needs? to|is required|are required|shall|debe\w*|tiene que|tienes que|tienen que"
+    r"|hay que|est[aá]n? obligad\w*)\b",
+    _F,
+)
 _NEGATIVE_WORD: Final = re.compile(
     r"(?:\b(?:is|are|be|becomes?|was|were|remains?|stays?|still|gets?)|'re|'s)\s+(?:\w+\s+)?"
     r"(?:ineligible|barred|banned|prohibited|disqualified|denied|excluded|refused|rejected|illegal|unlawful)\b"
@@ -344,7 +367,13 @@ _NEGATIVE_WORD: Final = re.compile(
 _LEADING_CONDITION: Final = re.compile(
     r"^\s*(?:[^,]{0,30},\s*)?(?:if|when|whenever|si|cuando|even if|aun si|as long as|siempre que)\b[^,]*,\s*", _F
 )
-_TRAILING_CONDITION: Final = re.compile(r",?\s+\b(?:if|si|when|whether|cuando|as long as|siempre que)\b[^,]*$", _F)
+# A trailing condition runs to the end, or to the main predicate it sits in front of ("Voting when you know
+# you're not eligible | is a crime").
+_TRAILING_CONDITION: Final = re.compile(
+    r",?\s+\b(?:if|si|when|whether|cuando|as long as|siempre que)\b[^,]*?"
+    r"(?=\s+(?:is|are|was|es|son|fue)\s+(?:a|an|un|una|illegal|ilegal|not|no)\b|$)",
+    _F,
+)
 # "without any recommendation", "sin ninguna recomendación": "without" is not a negation of the clause.
 _WITHOUT_ANY: Final = re.compile(r"\b(?:sin|without)\s+(?:ningun[oa]?|nada|any)\b", _F)
 
@@ -362,10 +391,28 @@ def _negative_words(text: str) -> int:
     return count
 
 
+# "a person who was not a Texas resident then must live …": the relative clause's "not" is its own.
+_RELATIVE_NEGATION: Final = re.compile(
+    r"\b(?:who|which|whose|quien(?:es)?)\s+(?:\w+\s+)?(?:not|no|never|nunca)\b|\bwho (?:can't|cannot|don't|doesn't|isn't|aren't|wasn't)\b",
+    _F,
+)
+
+
 def _negated(text: str) -> bool:
-    text = _WITHOUT_ANY.sub("sin", text)
-    concord = 0 if _PLAIN_NO.search(text) else len(_CONCORD.findall(text))
-    return (len(_NEGATOR.findall(text)) + concord + _negative_words(text)) % 2 == 1
+    text = _RELATIVE_NEGATION.sub(" rel ", _OPTIONAL.sub(" optional ", _WITHOUT_ANY.sub("sin", text)))
+    if _PLAIN_NO.search(text):  # "no … nunca", "no … ni": one negation
+        count = len(_NEGATOR.findall(text)) - len(_CONCORD_NEGATOR.findall(text))
+    else:  # "nadie puede", "nunca es posible"
+        count = len(_NEGATOR.findall(text)) + len(_CONCORD.findall(text))
+    return (count + _negative_words(text)) % 2 == 1
+
+
+def _modality(text: str) -> Literal["optional", "obligation", None]:
+    if _OPTIONAL.search(text):
+        return "optional"
+    if _OBLIGATION.search(text) and not _NEGATOR.search(text):
+        return "obligation"
+    return None
 
 
 _MID_CONDITION: Final = re.compile(r",\s*(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*,", _F)
@@ -409,9 +456,12 @@ class Stance:
     anchor: frozenset[str]  # content stems of the gate's condition ("the whole sentence is fully discharged")
     strong: bool = False  # "not ... until X", "only after X": X is required, not just a point in time
     permits: bool = False  # says something is allowed ("can vote", "is eligible", "puede votar")
-
-    def _replace_permits(self, permits: bool) -> Stance:
-        return Stance(self.negated, self.gate, self.anchor, self.strong, permits)
+    negated_full: bool = False  # the polarity read with its conditions left in ("if no charges were filed")
+    modality: Literal["optional", "obligation", None] = None  # "doesn't have to" / "must"
+    condition: frozenset[str] = frozenset()  # stems of the clause's own if/when condition
+    head: frozenset[str] = frozenset()  # stems of what is denied before "until"/"unless"
+    conditional: bool = False  # the clause states a condition of its own (if, when, until, unless)
+    states_status: bool = False  # "still counts", "applies", "sigue contando": a status said to hold
 
 
 def _anchor(text: str, start: int) -> frozenset[str]:
@@ -434,13 +484,54 @@ _DURATION_BEFORE: Final = re.compile(
 )
 
 
+_CONDITION_WORD: Final = re.compile(
+    r"\b(?:if|when|until|unless|except|si|cuando|hasta|salvo|excepto|a menos que|siempre que)\b", _F
+)
+_STATUS_VERB: Final = re.compile(
+    r"\b(?:counts?|applies|apply|holds?|remains?|cuenta|cuentan|aplica|aplican|sigue\w*)\b", _F
+)
+_CONDITION_PART: Final = re.compile(r"\b(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*", _F)
+
+
+_AFFIRMATIVE_SI: Final = re.compile(r"\bs[íÍ]\b")  # "sí puede" is emphasis; folded, it would read as "if"
+
+
 def stance_of(text: str) -> Stance:
     """Read a clause's polarity and gate: "not ... until X" and "only after X" are both "after X"."""
-    t = _LEAD.sub("", fold(text))
-    return _stance(t)._replace_permits(bool(_PERMISSION.search(_main_part(t))))
+    t = _LEAD.sub("", fold(_AFFIRMATIVE_SI.sub(" ", text)))
+    main = _main_part(t)
+    until = _UNTIL.search(t)
+    return replace(
+        _stance(t),
+        permits=bool(_PERMISSION.search(main)),
+        negated_full=_negated(t[: until.start()] if until else t),
+        modality=_modality(main),
+        condition=frozenset().union(*(content_stems(m.group(0)) for m in _CONDITION_PART.finditer(t))),
+        head=content_stems(t[: until.start()]) if until else content_stems(main),
+        conditional=bool(_CONDITION_WORD.search(t)),
+        states_status=bool(_STATUS_VERB.search(main)),
+    )
 
 
-def _stance(t: str) -> Stance:
+# "must have fully discharged the sentence", "debe haber cumplido toda la sentencia": only after it is done.
+_COMPLETED: Final = re.compile(
+    r"\b(?:must|needs? to|has to|have to|debe|tiene que|tienes que)\s+(?:have|haber)\s+(?:\w+\s+)?"
+    r"(?:discharged|completed|finished|served|done|cumplido|terminado|completado)\b",
+    _F,
+)
+# "even if you're still on probation": said to hold during what the entry requires to be over.
+_EVEN_DURING: Final = re.compile(
+    r"\b(?:even if|even while|aunque|aun si)\b[^,]{0,30}\b(?:still|todav[ií]a|a[uú]n)\b", _F
+)
+
+
+def _stance(t: str) -> Stance:  # noqa: PLR0911 - one return per kind of gate, in order of precedence
+    even = _EVEN_DURING.search(t)
+    if even and not _negated(_main_part(t)):
+        return Stance(False, "during", content_stems(t[even.end() :]))
+    completed = _COMPLETED.search(t)
+    if completed and not _negated(t[: completed.start()]):
+        return Stance(False, "after", _anchor(t, completed.end()), strong=True)
     until = _UNTIL.search(t)
     after = next((m for m in _AFTER.finditer(t) if not _DURATION_BEFORE.search(t[: m.start()])), None)
     head = _main_part(t[: until.start()] if until else t)
@@ -462,7 +553,7 @@ def _stance(t: str) -> Stance:
 
 _POLAR_WORDS: Final = re.compile(
     r"\b(?:can|cannot|can't|may|must|eligible|ineligible|qualif\w*|allowed|entitled|barred|banned|prohibit\w*|requires?"
-    r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right"
+    r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right|ha(?:ve|s) to|needs? to"
     r"|puede\w*|podr\w*|debe\w*|tiene\w* que|elegible\w*|calific\w*|permit\w*|prohib\w*|cuenta|requier\w*|devuelve\w*"
     r"|hasta|despu[eé]s|solo|s[oó]lo|derecho)\b",
     _F,
@@ -495,13 +586,24 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
             return "says it is allowed before the condition the entry sets is met"
         if claim.gate is None and not claim.negated and claim.permits:
             return "leaves out the condition the entry sets (only after it is met)"
+        if (
+            claim.gate is None
+            and not (claim.negated_full or claim.permits or claim.conditional or claim.modality)
+            and claim.states_status
+            and support.negated_full
+        ):
+            # "An expunged conviction still counts" against "a conviction does not count if …, unless …"
+            return "says it holds where the entry says it does not (unless a condition is met)"
         return None
     if claim.gate == "immediate" and not claim.negated and support.gate != "immediate":
         return "says 'right away' or 'automatically', which the entry does not say"
     if support.gate == "after" and claim.gate in ("during", "immediate") and not claim.negated:
         return "says it is allowed before the condition the entry sets is met"
+    if {claim.modality, support.modality} == {"optional", "obligation"}:
+        return "says it is required where the entry says it is not (or the reverse)"
     if (
         claim.negated != support.negated
+        and claim.negated_full != support.negated_full
         and claim.gate in (None, "after")
         and support.gate != "during"
         and not support.strong
@@ -530,7 +632,7 @@ _EVENTS: Final = (
     ("acquittal", re.compile(r"\bacquit\w*|\babsol\w*|\babsuel\w*", _F)),
 )
 _UNIVERSAL: Final = re.compile(
-    r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if"
+    r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if|whatever"
     r"|even without|cualquier(?:a)?(?: persona)?|todas las personas|todo el mundo|sin importar|aun si|aunque no)\b",
     _F,
 )
@@ -556,6 +658,31 @@ def _events(text: str) -> frozenset[str]:
 
 def _time_quantities(text: str) -> frozenset[tuple[float, str | None]]:
     return frozenset(q for q in quantities_in(text) if q[1] in ("day", "week", "month", "year", "hour"))
+
+
+_ANY_AGE: Final = re.compile(
+    r"\b(?:whatever (?:their|your|his|her) age|any age|no matter (?:their|your|how) (?:age|old)|sin importar (?:la|su|tu) edad|cualquier edad)\b",
+    _F,
+)
+_AGE_LIMIT: Final = re.compile(
+    r"\b(?:under|over|at least|younger than|older than|menos de|m[aá]s de|mayor(?:es)? de|menor(?:es)? de)\s+\d+|\b\d+ (?:years old|a[nñ]os de edad)|\bage\b|\bedad\b",
+    _F,
+)
+
+
+def _entry_finding(claim: str, record: EvidenceRecord) -> ClaimCheck | None:
+    """What the claim names that the entry never does: an event its clock runs from, an age limit it drops."""
+    claim_f, whole = fold(claim), fold(" ".join(entry_texts(record)))
+    # "release" and "discharge" are said many ways ("get out", "reenter"); these four are not.
+    named = frozenset(
+        name for name, pattern in _EVENTS if name not in ("release", "discharge") and pattern.search(claim_f)
+    )
+    missing = sorted(name for name in named if not dict(_EVENTS)[name].search(whole))
+    if missing and content_stems(claim) & content_stems(whole):
+        return ClaimCheck("contradicted", claim, record.slug, f"names {', '.join(missing)}, which the entry does not")
+    if _ANY_AGE.search(claim_f) and _AGE_LIMIT.search(whole):
+        return ClaimCheck("contradicted", claim, record.slug, "says any age; the entry sets an age limit")
+    return None
 
 
 def _condition_conflict(claim: str, support: str) -> str | None:
@@ -615,9 +742,10 @@ NEAR_BEST: Final = 0.75
 # 90 days", "…, diciendo que no hay motivo"): each clause is compared with its own best support.
 _CLAUSE_BREAK: Final = re.compile(
     r"\s*;\s*|\s*:\s+|\s+[\u2014\u2013]\s+|\s+--?\s+"
+    r"|,\s+(?=(?:or|o)\s+(?:must|may|can|has|have|debe|deben|puede|pueden|ha|haya)\b)"
     r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que)\b)"
     r"|\s+(?=(?:and|but|y|pero)\s+(?:does not|do not|doesn't|don't|must|may|can|cannot|can't|will|it|they|then"
-    r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego)\b)",
+    r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego|se (?:puede|pueden|debe|deben))\b)",
     _F,
 )
 
@@ -661,8 +789,13 @@ def _candidates(claim: str, units: Sequence[str]) -> list[tuple[float, int, str]
         coverage, shared = _score(claim_stems, unit)
         if shared >= min(MIN_SHARED_STEMS, len(claim_stems)) and coverage >= MIN_COVERAGE:
             scored.append((coverage, shared, unit))
+    # Ties go to the unit most about the claim (fewest other words), then to the entry's own order.
     scored.sort(key=lambda item: (-item[0], -item[1], len(content_stems(item[2]))))
-    return scored
+    # Of two equally good units where one is part of the other (a clause of its sentence), the part is
+    # the closer support: "and must check registration …" rather than the whole sentence around it.
+    top = [item for item in scored if item[:2] == scored[0][:2]] if scored else []
+    inner = [item for item in top if any(other is not item and other[2] in item[2] for other in top)]
+    return [item for item in scored if item not in inner]
 
 
 def entry_coverage(claim: str, record: EvidenceRecord) -> float:
@@ -717,6 +850,7 @@ def _clause_finding(
     polar_support = support_stance.negated or support_stance.gate is not None
     # A bare condition ("If you owe child support") states nothing to agree or disagree with.
     condition_only = bool(_CONDITION_START.match(fold(clause))) and not _has_polarity(clause)
+    polar_support = polar_support or support_stance.modality is not None
     # "It can also do this for …": the predicate is elided, so its polarity is the previous sentence's.
     elided = bool(_ELIDED.search(fold(clause)))
     says_enough = not elided and (_has_polarity(clause) or len(content_stems(clause)) >= MIN_ENTRY_SHARED)
@@ -784,7 +918,7 @@ def _spread_support(
     return len(clauses) > 1 and bool(asserting) and all(_candidates(c, units) for c in asserting)
 
 
-def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> ClaimCheck:  # noqa: PLR0911 - a verdict per check, in order
+def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> ClaimCheck:
     """Judge one rule-stating sentence against one cited entry, clause by clause (its quote first, else the best span)."""
     all_texts = entry_texts(record)
     if quote_in(claim, all_texts):
@@ -792,7 +926,7 @@ def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> Claim
     language = language_of(claim)
     texts = tuple(t for t in all_texts if language_of(t) == language)
     whole = " ".join(all_texts)
-    number = _number_finding(claim, record, whole)
+    number = _number_finding(claim, record, whole) or _entry_finding(claim, record)
     if number is not None:
         return number
     quoted = bool(quote) and quote_in(quote, all_texts)
@@ -813,22 +947,34 @@ def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> Claim
         sentence_spans = _candidates(main, [s for t in texts for s in sentences_of(t)]) if texts else []
         if not sentence_spans and not _spread_support(claim, main, clauses, units, record):
             return ClaimCheck("unsupported", claim, record.slug, "the cited entry does not say this")
+    finding = _clauses_finding(claim, clauses, units, record, quote if quoted else "")
+    if finding is not None:
+        return finding
+    best = sentence_spans[0][2] if sentence_spans else ""
+    return ClaimCheck("supported", claim, record.slug, "", best)
+
+
+def _clauses_finding(
+    claim: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord, quote: str
+) -> ClaimCheck | None:
+    """Compare each clause of the claim with its own best support; then the whole claim's place and requirement."""
     for clause in clauses:
         # The support is chosen by what the clause asserts (its main part, without a leading "After the
         # program," or "If no charges were filed,"); its stance is read from the whole clause.
         spans = _candidates(_LEADING_PHRASE.sub("", clause), units) or _candidates(clause, units)
-        if not spans and quoted and _has_polarity(clause):
+        if not spans and quote and _has_polarity(clause):
             spans = [(1.0, 99, quote)]  # the draft named this span as the clause's support
         if not spans:
             continue
         finding = _clause_finding(clause, spans, record, claim) or _gate_finding(clause, spans, record, claim)
+        # The clause without its trailing condition may rest on another part of the entry ("The clerk can
+        # refuse your case | if you file a Statement …"): it must agree with that part too.
+        main_spans = _candidates(_main_part(_LEADING_PHRASE.sub("", clause)), units)
+        if finding is None and main_spans and main_spans[0][2] != spans[0][2]:
+            finding = _clause_finding(clause, main_spans, record, claim)
         if finding is not None:
             return finding
-    place = _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
-    if place is not None:
-        return place
-    best = sentence_spans[0][2] if sentence_spans else ""
-    return ClaimCheck("supported", claim, record.slug, "", best)
+    return _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
 
 
 def check_claim_against(

@@ -301,6 +301,11 @@ _CLAIM_ALWAYS: Final = _rx(
     # contractions, waivers and exemptions ("you're eligible", "aren't allowed to", "the fees are waived")
     r"(?:'re|'s|n't)\s+(?:\w+\s+)?(?:eligible|ineligible|entitled|allowed|barred|banned|required|waived|exempt)\b",
     r"\b(?:is|are|be|get|gets)\s+(?:\w+\s+)?(?:waived|exempt|forgiven)\b|\b(?:se\s+)?(?:exoneran?|condonan?|perdonan?)\b",
+    # a benefit or a right said to come back, stop or restart on its own
+    r"\b(?:ssi|snap|tanf|medicaid|benefits?|payments?|license|rights?|social security|record)\b[^.]{0,40}?"
+    r"\b(?:comes? back|restarts?|returns?|starts? again|is restored|gets? restored|is suspended|ends?|stops?)\b",
+    r"\b(?:ssi|snap|tanf|medicaid|beneficios?|pagos?|licencia|derechos?|seguro social|registro|antecedentes)\b[^.]{0,40}?"
+    r"\b(?:vuelve\w*|regresa\w*|se (?:reanuda|restablece|suspende|cancela|borra|quita)\w*|termina\w*)\b",
     # outcomes and costs said without a modal ("Felons get their rights back right away", "An ID costs nothing")
     r"\b(?:get|gets|getting|regains?|regaining|win|wins)\s+(?:\w+\s+){0,2}rights?\s+back\b|\brights?\s+(?:are\s+|is\s+)?(?:\w+\s+)?restored\b",
     r"\b(?:recupera\w*|devuelve\w*)\s+(?:\w+\s+){0,2}derechos?\b|\bderechos?\s+(?:\w+\s+){0,2}(?:restablec\w*|restaura\w*)\b",

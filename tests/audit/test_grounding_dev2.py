@@ -1,8 +1,10 @@
 """The second grounding development set (tests/audit/data/grounding_dev2.jsonl), pinned.
 
-Paraphrased drafts (149, half Spanish) written before the clause-level checker, over the fixture entries:
-every bad draft holds one faulty claim. The checker was then tuned on it, so this is a regression floor,
-not a blind estimate (the blind set, tests/audit/data/blind_grounding.jsonl, is never read by tests).
+Paraphrased drafts over the fixture entries, every bad draft with one faulty claim: 149 (74 es, ids d2-r…)
+written before the clause-level checker (it then accepted 21/86 bad, blocked 8/63 correct), and 61 more
+(29 es, ids d2-b…) written after its first version as a held-out probe (first run: 8/29 bad accepted,
+10/32 correct blocked). The checker was tuned on both, so this is a regression floor, not a blind
+estimate (the blind set, tests/audit/data/blind_grounding.jsonl, is never read here).
 """
 
 from __future__ import annotations
