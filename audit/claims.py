@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final, Literal
 
 from audit.types import EvidenceRecord
@@ -141,11 +142,15 @@ _PHRASES: Final = (
     (re.compile(r"\bcriminal (?:history|record)\b|\brecord\b"), "record"),
     (re.compile(r"\b(?:take|takes|taking) into account\b|\b(?:tener|tomar|toma|tiene) en cuenta\b"), "consider"),
     (re.compile(r"\brehab\b"), "rehabilitation"),
+    (re.compile(r"\bstart(?:s|ed)? (?:again|back up)\b"), "restart"),
+    (re.compile(r"\b(?:you're|you are|they're|they are|are|is) out\b"), "released"),
+    (re.compile(r"\b(?:wife|husband|spouse|esposa|esposo|pareja)\b"), "conyuge"),
     (re.compile(r"\b(?:the offense|the crime|it) happened\b"), "offense committed"),
     (re.compile(r"\bpas[oó] el delito\b"), "cometio el delito"),
 )
 
 
+@lru_cache(maxsize=8192)  # entry texts are re-read for every claim of every draft
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the words that carry meaning (no stop words, no generic legal words, no numbers)."""
     folded = fold(text)
@@ -275,6 +280,7 @@ def _unit_after(folded: str, end: int) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
     """Every number a text states with what it counts: ("$10" → (10, "$"), "three years" → (3, "year"))."""
     folded = fold(text)
@@ -356,8 +362,13 @@ _NEGATIVE_WORD: Final = re.compile(
     r"|\b(?:is|are|it's|be|remains?|still)\s+(?:\w+\s+){0,2}?(?:a crime|an? (?:\w+[- ]){0,2}felony)\b|\bcommits?\s+an?\b"
     r"|\bmakes? (?:it|this|that) an? (?:\w+[- ]){0,2}?(?:crime|felony|offense)\b"
     r"|\b(?:cuts?|stops?|ends?|suspends?)\s+(?:off\s+)?(?:\w+\s+){0,2}?(?:benefits|aid|payments?|coverage|snap|ssi|medicaid)\b"
-    r"|\b(?:cort\w*|suspend\w*)\s+(?:\w+\s+){0,2}?(?:beneficios|ayuda|pagos|cobertura|snap|ssi|medicaid)\b"
-    r"|\bproh[ií]b\w*|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz\w*"
+    r"|\b(?:cort(?:a|an|ar|o|aron|arle|arte)|suspend(?:e|en|er|io|ieron))\s+(?:\w+\s+){0,2}?(?:beneficios|ayuda|pagos|cobertura|snap|ssi|medicaid)\b"
+    r"|\bse (?:cortan?|suspenden?|terminan?|detienen?|pierden?)\b|\bleaves?\b[^,.]{0,60}?\bout(?: of)?\b|\bleft out\b"
+    r"|\b(?:is|are|gets?|be|been)\s+(?:\w+\s+)?(?:suspended|cut off|stopped|terminated)\b"
+    r"|\b(?:benefits|payments|ssi|snap|medicaid|coverage)\s+(?:\w+\s+){0,3}?(?:stop|stops|end|ends|(?:are|is|get|gets) cut)\b"
+    r"|\b(?:the|this|that|esa|esta|la) (?:rule|regla)\s+(?:does not|doesn't|no)\s+(?:se\s+)?(?:appl\w*|aplic\w*)"
+    r"|\b(?:restrictions?|restricci[oó]n|rule|regla)\s+(?:only\s+|solo\s+)?(?:covers?|appl(?:y|ies)|cubre|aplica)\b"
+    r"|\bproh[ií]b\w*|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz(?:a|an|ar|o|ado|ada|arle|arlo|arla|aron)\b(?<!\brechazo)"
     r"|\bexclu[iy]\w*|\bdeja\w* fuera\b|\bpierde\w*|\bperder\b|\bdej(?:ar|a|an|e|en)\s+de\b|\binelegible\w*|\bdescalific\w*"
     r"|\bilegal\b|\b(?:es|son|sigue siendo|seria)\s+(?:\w+\s+){0,2}?un delito\b|\bcomete\w*\s+un\b|\bhace un delito\b",
     _F,
@@ -375,7 +386,7 @@ _TRAILING_CONDITION: Final = re.compile(
     _F,
 )
 # "without any recommendation", "sin ninguna recomendación": "without" is not a negation of the clause.
-_WITHOUT_ANY: Final = re.compile(r"\b(?:sin|without)\s+(?:ningun[oa]?|nada|any)\b", _F)
+_WITHOUT_ANY: Final = re.compile(r"\b(?:sin|without)\s+(?:ningun[oa]?|nada|any)\b|\bwith no\b", _F)
 
 
 # "deny or cut benefits", "deny, suspend or revoke": coordinated negative verbs negate once.
@@ -418,9 +429,17 @@ def _modality(text: str) -> Literal["optional", "obligation", None]:
 _MID_CONDITION: Final = re.compile(r",\s*(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*,", _F)
 
 
+# Any other condition segment, up to its comma ("… una carta que diga si la haría no elegible, antes de …").
+_INNER_CONDITION: Final = re.compile(
+    r"\b(?:if|si|whether|while|mientras(?: que)?)\b[^,]*?(?=,|\s+(?:is|are|was|es|son|fue)\s+(?:a|an|un|una|illegal|ilegal|not|no)\b|$)",
+    _F,
+)
+
+
 def _main_part(text: str) -> str:
-    """The clause without the conditions attached to it (leading, between commas, trailing)."""
+    """The clause without the conditions attached to it (leading, between commas, trailing, inner)."""
     main = _TRAILING_CONDITION.sub("", _MID_CONDITION.sub(",", _LEADING_CONDITION.sub("", text)))
+    main = _INNER_CONDITION.sub(" ", main)
     return main if main.strip() else text
 
 
@@ -496,6 +515,7 @@ _CONDITION_PART: Final = re.compile(r"\b(?:if|when|whenever|si|cuando|as long as
 _AFFIRMATIVE_SI: Final = re.compile(r"\bs[íÍ]\b")  # "sí puede" is emphasis; folded, it would read as "if"
 
 
+@lru_cache(maxsize=8192)
 def stance_of(text: str) -> Stance:
     """Read a clause's polarity and gate: "not ... until X" and "only after X" are both "after X"."""
     t = _LEAD.sub("", fold(_AFFIRMATIVE_SI.sub(" ", text)))
@@ -604,8 +624,8 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
     if (
         claim.negated != support.negated
         and claim.negated_full != support.negated_full
-        and claim.gate in (None, "after")
-        and support.gate != "during"
+        and (claim.gate in (None, "after") or (claim.gate == "during" and support.gate in (None, "during")))
+        and (support.gate != "during" or claim.gate == "during")
         and not support.strong
     ):
         return "says the opposite of the entry"
@@ -632,11 +652,21 @@ _EVENTS: Final = (
     ("acquittal", re.compile(r"\bacquit\w*|\babsol\w*|\babsuel\w*", _F)),
 )
 _UNIVERSAL: Final = re.compile(
-    r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if|whatever"
+    r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if|even though|even a|whatever"
+    r"|any (?:crime|offense|conviction|felony|misdemeanor|length|amount)|cualquier (?:delito|condena|tiempo)|aunque"
     r"|even without|cualquier(?:a)?(?: persona)?|todas las personas|todo el mundo|sin importar|aun si|aunque no)\b",
     _F,
 )
-_CONDITIONAL: Final = re.compile(r"\b(?:if|unless|only|provided|si|salvo|solo|s[oó]lo|siempre que)\b", _F)
+_CONDITIONAL: Final = re.compile(
+    r"\b(?:if|unless|(?<!-)only|provided|more than|at least|punishable by|si|salvo|solo|s[oó]lo|siempre que|m[aá]s de|por lo menos"
+    r"|al menos)\b",
+    _F,
+)
+# "as the only proof", "by itself": enough alone, where the entry asks for something more.
+_ALONE: Final = re.compile(
+    r"\b(?:[uú]nic[oa]|only (?:proof|document|thing|id)|by itself|on its own|alone|por s[ií] sol[oa])\b", _F
+)
+_ALSO: Final = re.compile(r"\b(?:also|as well|plus|tambi[eé]n|adem[aá]s)\b", _F)
 _WITHOUT: Final = re.compile(r"\b(?:without (?:any|a|an|the)?|with no|sin (?:ningun[oa]?|la|el|una?)?)\s*\w+", _F)
 _ONLY_WITH: Final = re.compile(r"\b(?:only (?:with|on|upon)|s[oó]lo con|but only|pero s[oó]lo|pero solo)\b", _F)
 _EXCEPT_HOME: Final = re.compile(r"\b(?:anywhere|cualquier lugar|en todas partes)\b", _F)
@@ -707,6 +737,8 @@ def _condition_conflict(claim: str, support: str) -> str | None:
         and not _CONDITIONAL.search(_UNIVERSAL.sub(" ", claim_f))
     ):
         return "states without its condition what the entry allows only in some cases"
+    if _ALONE.search(claim_f) and _ALSO.search(support_f):
+        return "says it is enough by itself; the entry asks for more"
     return None
 
 
@@ -830,9 +862,10 @@ def _number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimChec
 
 
 def _clause_finding(
-    clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str
+    clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str, units: Sequence[str] = ()
 ) -> ClaimCheck | None:
     """Compare one claim clause with its best-matching support clause: polarity, gate, numbers, conditions."""
+    spans = _same_population(clause, spans, units)
     best = spans[0]
     near = [span for span in spans if span[0] >= NEAR_BEST * best[0]]
     support = best[2]
@@ -854,7 +887,7 @@ def _clause_finding(
     # "It can also do this for …": the predicate is elided, so its polarity is the previous sentence's.
     elided = bool(_ELIDED.search(fold(clause)))
     says_enough = not elided and (_has_polarity(clause) or len(content_stems(clause)) >= MIN_ENTRY_SHARED)
-    if not condition_only and says_enough and (_has_polarity(clause) or polar_support):
+    if not condition_only and says_enough and _has_polarity(clause):
         reason = _compare(claim_stance, support_stance)
         if reason:
             return ClaimCheck("contradicted", claim, record.slug, reason, support)
@@ -867,6 +900,27 @@ def _clause_finding(
 _ELIDED: Final = re.compile(
     r"\b(?:do (?:this|that|so|the same)|does (?:this|that|so)|hacer(?:lo| esto| eso| lo mismo)|lo mismo)\b", _F
 )
+# Who a rule is about: "people on parole" is not "people who are currently incarcerated".
+_POPULATION: Final = frozenset({"parol", "proba", "incar", "priso", "confi", "relea", "manda"})
+
+
+def _same_population(
+    clause: str, spans: Sequence[tuple[float, int, str]], units: Sequence[str]
+) -> Sequence[tuple[float, int, str]]:
+    """Put first the entry unit that names the people the clause names, when the best candidate does not."""
+    wanted = content_stems(clause) & _POPULATION
+    if not wanted or wanted & content_stems(spans[0][2]):
+        return spans
+    stems = content_stems(clause)
+    about = [
+        (len(stems & content_stems(unit)) / len(stems), len(stems & content_stems(unit)), unit)
+        for unit in units
+        if wanted & content_stems(unit) and _has_polarity(unit)
+    ]
+    about.sort(key=lambda item: (-item[0], -item[1]))
+    return [*about[:1], *spans] if about else spans
+
+
 _CONDITION_START: Final = re.compile(r"^\W*(?:if|when|whenever|si|cuando|as long as|siempre que)\b", _F)
 _LEADING_PHRASE: Final = re.compile(r"^\s*[^,]{3,90},\s+(?=\S)")
 
@@ -966,12 +1020,12 @@ def _clauses_finding(
             spans = [(1.0, 99, quote)]  # the draft named this span as the clause's support
         if not spans:
             continue
-        finding = _clause_finding(clause, spans, record, claim) or _gate_finding(clause, spans, record, claim)
+        finding = _clause_finding(clause, spans, record, claim, units) or _gate_finding(clause, spans, record, claim)
         # The clause without its trailing condition may rest on another part of the entry ("The clerk can
         # refuse your case | if you file a Statement …"): it must agree with that part too.
         main_spans = _candidates(_main_part(_LEADING_PHRASE.sub("", clause)), units)
         if finding is None and main_spans and main_spans[0][2] != spans[0][2]:
-            finding = _clause_finding(clause, main_spans, record, claim)
+            finding = _clause_finding(clause, main_spans, record, claim, units)
         if finding is not None:
             return finding
     return _home_finding(claim, units, record) or _requirement_finding(claim, units, record)

@@ -260,7 +260,7 @@ _LEGAL_VOCAB_EN: Final = (
     r"\b(?:vote|voting|voter|register\w*|eligib\w*|qualif\w*|parole|probation|supervision|sentence|convict\w*|felon\w*"
     r"|misdemeanor|records?|expun\w*|nondisclosure|seal\w*|pardon\w*|licen[sc]e|court|judge|law|legal|illegal|rights?|fees?"
     r"|fines?|benefits?|snap|tanf|medicaid|ssi|social security|child support|custody|firearms?|guns?|jury|deny|denied"
-    r"|admission|evict\w*|background|arrest\w*|petition|hearing|waiver|move|county|live|reside|report|pay|id card)\b"
+    r"|admission|evict\w*|background|arrest\w*|petition|hearing|waiver|move|county|live|reside|report|pay\w*|id card)\b"
 )
 _MODAL_ES: Final = (
     r"\b(?:puede|pueden|puedes|podr[aá]|podr[aá]s|podr[aá]n|debe|deben|debes|deber[aá]|tiene que|tienes que|tienen que"
@@ -303,9 +303,11 @@ _CLAIM_ALWAYS: Final = _rx(
     r"\b(?:is|are|be|get|gets)\s+(?:\w+\s+)?(?:waived|exempt|forgiven)\b|\b(?:se\s+)?(?:exoneran?|condonan?|perdonan?)\b",
     # a benefit or a right said to come back, stop or restart on its own
     r"\b(?:ssi|snap|tanf|medicaid|benefits?|payments?|license|rights?|social security|record)\b[^.]{0,40}?"
-    r"\b(?:comes? back|restarts?|returns?|starts? again|is restored|gets? restored|is suspended|ends?|stops?)\b",
+    r"\b(?:comes? back|restarts?|returns?|starts? again|is restored|gets? restored|is suspended|ends?|stops?"
+    r"|stays? (?:active|on)|remains? (?:active|in place)|keeps? (?:going|coming)|continues?)\b",
     r"\b(?:ssi|snap|tanf|medicaid|beneficios?|pagos?|licencia|derechos?|seguro social|registro|antecedentes)\b[^.]{0,40}?"
-    r"\b(?:vuelve\w*|regresa\w*|se (?:reanuda|restablece|suspende|cancela|borra|quita)\w*|termina\w*)\b",
+    r"\b(?:vuelve\w*|regresa\w*|se (?:reanuda|restablece|suspende|cancela|borra|quita|mantiene)\w*|termina\w*"
+    r"|sigue\w* (?:activ\w*|vigente)|contin[uú]a\w*)\b",
     # outcomes and costs said without a modal ("Felons get their rights back right away", "An ID costs nothing")
     r"\b(?:get|gets|getting|regains?|regaining|win|wins)\s+(?:\w+\s+){0,2}rights?\s+back\b|\brights?\s+(?:are\s+|is\s+)?(?:\w+\s+)?restored\b",
     r"\b(?:recupera\w*|devuelve\w*)\s+(?:\w+\s+){0,2}derechos?\b|\bderechos?\s+(?:\w+\s+){0,2}(?:restablec\w*|restaura\w*)\b",
@@ -461,7 +463,10 @@ def _check_grounding(draft: Draft, sentence: Sentence, evidence: Sequence[Eviden
         named = [r for r in records if r.slug == statement.entry]
         records = named or records
     others = [r for r in evidence if r.assertable and r not in records]
-    check = check_claim_against(sentence.prose, records, quote=statement.quote if statement else "", others=others)
+    # "I can't tell if you qualify, but a petition is an option": the hedge is not part of the claim.
+    clauses = [c for c in _CLAUSE_SPLIT.split(sentence.prose) if c.strip() and not _HEDGE.search(c)]
+    prose = ", ".join(c.strip() for c in clauses) if clauses else sentence.prose
+    check = check_claim_against(prose, records, quote=statement.quote if statement else "", others=others)
     if check.outcome == "supported":
         return []
     rule = Rule.CONTRADICTED_CLAIM if check.outcome == "contradicted" else Rule.UNSUPPORTED_CLAIM
