@@ -357,7 +357,13 @@ _OBLIGATION: Final = re.compile(
 _NEGATIVE_WORD: Final = re.compile(
     r"(?:\b(?:is|are|be|becomes?|was|were|remains?|stays?|still|gets?)|'re|'s)\s+(?:\w+\s+)?"
     r"(?:ineligible|barred|banned|prohibited|disqualified|denied|excluded|refused|rejected|illegal|unlawful)\b"
-    r"|\b(?:bans?|prohibits?|prohibition|denies|deny|refuses?|rejects?|excludes?|disqualif(?:y|ies)|loses?|lose)\b"
+    r"|\b(?:bans|prohibits?|denies|deny|refuses?|rejects?|excludes?|disqualif(?:y|ies)|loses?|lose)\b"
+    r"|\b(?:can|may|must|to|will|would)\s+(?:not\s+)?ban\b"
+    # "the ban" and "la prohibición" as nouns negate only where they are applied ("does not apply the ban",
+    # "the ban applies for two years"); "states may opt out of the ban" denies nothing to the person.
+    r"|\b(?:appl(?:y|ies|ied)|enforces?|imposes?|aplica\w*|impone\w*)\b[^,.;]{0,40}?\b(?:ban|prohibition|prohibici[oó]n)\b"
+    r"|\b(?:ban|prohibition|prohibici[oó]n)\b[^,.;]{0,25}?\b(?:appl(?:y|ies)|lasts?|se aplica|aplica|dura)\b"
+    r"|\blas? aplica\w*"  # "Texas no la aplica": the ban, said as a pronoun
     r"|\b(?:stops?|keeps?|prevents?|bars?)\s+(?:\w+\s+){0,3}?(?:from|off)\b|\bturns?\s+(?:\w+\s+)?(?:away|down)\b"
     r"|\b(?:is|are|it's|be|remains?|still)\s+(?:\w+\s+){0,2}?(?:a crime|an? (?:\w+[- ]){0,2}felony)\b|\bcommits?\s+an?\b"
     r"|\bmakes? (?:it|this|that) an? (?:\w+[- ]){0,2}?(?:crime|felony|offense)\b"
@@ -368,7 +374,7 @@ _NEGATIVE_WORD: Final = re.compile(
     r"|\b(?:benefits|payments|ssi|snap|medicaid|coverage)\s+(?:\w+\s+){0,3}?(?:stop|stops|end|ends|(?:are|is|get|gets) cut)\b"
     r"|\b(?:the|this|that|esa|esta|la) (?:rule|regla)\s+(?:does not|doesn't|no)\s+(?:se\s+)?(?:appl\w*|aplic\w*)"
     r"|\b(?:restrictions?|restricci[oó]n|rule|regla)\s+(?:only\s+|solo\s+)?(?:covers?|appl(?:y|ies)|cubre|aplica)\b"
-    r"|\bproh[ií]b\w*|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz(?:a|an|ar|o|ado|ada|arle|arlo|arla|aron)\b(?<!\brechazo)"
+    r"|\bproh[ií]b(?:e|en|ir|ido|ida|idos|idas|irle|irles)\b|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz(?:a|an|ar|o|ado|ada|arle|arlo|arla|aron)\b(?<!\brechazo)"
     r"|\bexclu[iy]\w*|\bdeja\w* fuera\b|\bpierde\w*|\bperder\b|\bdej(?:ar|a|an|e|en)\s+de\b|\binelegible\w*|\bdescalific\w*"
     r"|\bilegal\b|\b(?:es|son|sigue siendo|seria)\s+(?:\w+\s+){0,2}?un delito\b|\bcomete\w*\s+un\b|\bhace un delito\b",
     _F,
@@ -444,10 +450,13 @@ def _main_part(text: str) -> str:
 
 
 _UNTIL: Final = re.compile(r"\b(?:until|unless|hasta que|hasta|a menos que)\b", _F)
-_ONLY_AFTER: Final = re.compile(r"\b(?:only (?:after|once|when)|s[oó]lo (?:despu[eé]s de|cuando|una vez que))\b", _F)
+_ONLY_AFTER: Final = re.compile(
+    r"\b(?:only\s+(?:\w+\s+){0,3}?(?:after|once|when)|s[oó]lo\s+(?:\w+\s+){0,3}?(?:despu[eé]s de|cuando|una vez que))\b",
+    _F,
+)
 _AFTER: Final = re.compile(
     r"\b(?:only after|only once|only when|after|once|as soon as|when (?:the|your|their|his|her)|solo despu[eé]s de|s[oó]lo despu[eé]s de"
-    r"|despu[eé]s de(?: que)?|una vez que|cuando (?:termine|cumpla|haya|se|su|la|el))\b(?!\s+\d)",
+    r"|despu[eé]s de(?: que)?|una vez que|cuando (?:termine[sn]?|cumpla[sn]?|haya[sn]?|salga[sn]?|se|su|tu|la|el))\b(?!\s+\d)",
     _F,
 )
 _DURING: Final = re.compile(
@@ -574,6 +583,7 @@ def _stance(t: str) -> Stance:  # noqa: PLR0911 - one return per kind of gate, i
 _POLAR_WORDS: Final = re.compile(
     r"\b(?:can|cannot|can't|may|must|eligible|ineligible|qualif\w*|allowed|entitled|barred|banned|prohibit\w*|requires?"
     r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right|ha(?:ve|s) to|needs? to"
+    r"|treated as|considered|considerad\w*|se considera|tratad\w* como"
     r"|puede\w*|podr\w*|debe\w*|tiene\w* que|elegible\w*|calific\w*|permit\w*|prohib\w*|cuenta|requier\w*|devuelve\w*"
     r"|hasta|despu[eé]s|solo|s[oó]lo|derecho)\b",
     _F,
@@ -599,7 +609,8 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
     """Return why the claim contradicts the support span, or None when they agree."""
     if support.gate == "after" and support.strong:
         if claim.gate == "after":
-            if support.anchor and claim.anchor and not (claim.anchor & support.anchor):
+            restated = len(claim.head & support.anchor) >= min(2, len(support.anchor))
+            if support.anchor and claim.anchor and not (claim.anchor & support.anchor) and not restated:
                 return "states a different condition than the entry"
             return None
         if claim.gate in ("during", "immediate") and not claim.negated:
@@ -775,7 +786,7 @@ NEAR_BEST: Final = 0.75
 _CLAUSE_BREAK: Final = re.compile(
     r"\s*;\s*|\s*:\s+|\s+[\u2014\u2013]\s+|\s+--?\s+"
     r"|,\s+(?=(?:or|o)\s+(?:must|may|can|has|have|debe|deben|puede|pueden|ha|haya)\b)"
-    r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que)\b)"
+    r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que|either|saying|explaining|stating)\b)"
     r"|\s+(?=(?:and|but|y|pero)\s+(?:does not|do not|doesn't|don't|must|may|can|cannot|can't|will|it|they|then"
     r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego|se (?:puede|pueden|debe|deben))\b)",
     _F,
@@ -839,8 +850,15 @@ def entry_coverage(claim: str, record: EvidenceRecord) -> float:
     return len(claim_stems & stems) / len(claim_stems)
 
 
-_ES_WORDS: Final = re.compile(r"\b(?:el|la|los|las|que|de|del|una?|por|para|con|puede|debe|tiene|est[aá]|son|se)\b", _F)
-_EN_WORDS: Final = re.compile(r"\b(?:the|that|of|to|and|a|an|for|with|can|must|has|have|is|are|be)\b", _F)
+_ES_WORDS: Final = re.compile(
+    r"\b(?:el|la|los|las|que|de|del|una?|por|para|con|puede|debe|tiene|est[aá]|son|se|puedes|debes|tienes|est[aá]s|est[eé]s"
+    r"|eres|tus?|mientras|tambi[eé]n|cuando|hasta|pero|y|sin|desde|s[ií])\b",
+    _F,
+)
+_EN_WORDS: Final = re.compile(
+    r"\b(?:the|that|of|to|and|a|an|for|with|can|must|has|have|is|are|be|you|your|if|when|while|until|after|but|or|they)\b",
+    _F,
+)
 
 
 def language_of(text: str) -> str:

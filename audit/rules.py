@@ -238,7 +238,9 @@ def match_evidence(citation: str, evidence: Sequence[EvidenceRecord]) -> Evidenc
 
 _HEDGE: Final = _rx(
     r"\b(?:not sure|not certain|unsure|can'?t say|cannot say|don'?t know|whether|can'?t confirm|could ?n[o']t find|could not confirm)\b",
-    r"\b(?:no estoy segur[oa]|no s[eé] si|no pude confirmar|no puedo confirmar|no encontr[eé]|si (?:usted )?califica)\b",
+    r"\b(?:no estoy segur[oa]|no s[eé] si|no pude confirmar|no puedo confirmar|no encontr[eé]|si (?:usted )?califica"
+    r"|no tengo (?:suficiente )?informaci[oó]n|(?:puede|podr[ií]a) depender|depende de)\b",
+    r"\b(?:(?:may|might|could|can) depend|depends on|i don'?t have enough information|hard to say)\b",
     r"\bif (?:you|they) (?:qualify|are eligible)\b",
 )
 _CLAUSE_SPLIT: Final = re.compile(r",\s+(?=(?:but|pero|and|y|so|así que)\b)|;\s*", _F)
@@ -322,7 +324,8 @@ _CLAIM_MODAL_EN: Final = re.compile(
 )
 _CLITIC: Final = r"(?:lo|la|los|las|le|les|se|me|te)?"
 _CLAIM_MODAL_ES: Final = re.compile(
-    rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)(?:\w+\s+)?(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+", _F
+    rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)(?:(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+\s+)?(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+",
+    _F,
 )
 _LEGAL_EN: Final = re.compile(_LEGAL_VOCAB_EN, _F)
 _TERM_VERB: Final = _rx(

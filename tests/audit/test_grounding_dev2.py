@@ -3,8 +3,9 @@
 Paraphrased drafts over the fixture entries, every bad draft with one faulty claim: 149 (74 es, ids d2-r…)
 written before the clause-level checker (it then accepted 21/86 bad, blocked 8/63 correct), and 61 more
 (29 es, ids d2-b…) written after its first version as a held-out probe (first run: 8/29 bad accepted,
-10/32 correct blocked), and 56 more (27 es, ids d2-c…) after its second (first run: 10/28 bad accepted,
-7/28 correct blocked). The checker was tuned on all three, so this is a regression floor, not a blind
+10/32 correct blocked), 56 more (27 es, ids d2-c…) after its second (first run: 10/28 bad accepted,
+7/28 correct blocked) and 48 more (23 es, ids d2-d…) after its third (first run: 2/22 bad accepted,
+8/26 correct blocked). The checker was tuned on all four, so this is a regression floor, not a blind
 estimate (the blind set, tests/audit/data/blind_grounding.jsonl, is never read here).
 """
 
