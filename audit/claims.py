@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final, Literal
 
 from audit.types import EvidenceRecord
@@ -74,13 +75,14 @@ _STOP: Final = frozenset(
     per via s t after before until once while during right away get gets got despues antes hasta mientras durante
     el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
-    puede pueden debe deben tiene tienen hay""".split()
+    puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti""".split()
 )
 # Words every entry and every claim share: they say nothing about which rule is meant.
 _GENERIC: Final = frozenset(
     "texas tex law laws rule rules person people persons someone state federal code section gov elec ley leyes regla "
     "reglas persona personas estado codigo seccion general generally generalmente felony felonies felon felons "
-    "delito delitos grave graves conviction convictions convicted condena condenas condenada condenado".split()
+    "delito delitos grave graves conviction convictions convicted condena condenas condenada condenado condenaron "
+    "condeno condenan".split()
 )
 _SUFFIXES: Final = re.compile(
     r"(?:ations?|aciones|acion|ments?|ings?|edly|ers|er|ed|es|s|ly|mente|ciones|cion|dades|dad|idos?|idas?|ados?|adas?"
@@ -104,13 +106,22 @@ _SYNONYMS: Final = {
     "bajar": "reducir",
     "kids": "child",
     "hijos": "hijo",
+    # "no le impide recibir SNAP" is what "no aplica la prohibición" says
+    "impide": "prohibe",
+    "impiden": "prohibe",
+    "impedir": "prohibe",
+    "impida": "prohibe",
 }
 _TOKEN: Final = re.compile(r"[a-z0-9$]+(?:[.,]\d+)*")
+
+
+_ENCLITIC: Final = re.compile(r"(?<=[aei]r)(?:le|les|lo|la|los|las|se|me|te|nos)$")
 
 
 def stem(word: str) -> str:
     """A crude en/es stem: enough to match "voter"/"vote"/"votar", "sentence"/"sentencia"."""
     w = _SYNONYMS.get(word, word)
+    w = _ENCLITIC.sub("", w) if len(w) > 6 else w  # "cobrarle" is "cobrar"
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "i"
     elif w.endswith("y") and len(w) > 3:
@@ -120,9 +131,32 @@ def stem(word: str) -> str:
     return w[:5]
 
 
+# Plain phrases people use for the statute's words (read before single words).
+_PHRASES: Final = (
+    (re.compile(r"\bsign(?:ing|s|ed)?[- ]?up\b|\binscrib\w*"), "register"),
+    (re.compile(r"\bturn(?:s|ed|ing)? (?:\w+ )?(?:down|away)\b"), "deny"),
+    (re.compile(r"\bput(?:ting|s)? off\b"), "defer"),
+    (re.compile(r"\b(?:get(?:s|ting)?|got|walk(?:s|ed)?) out\b"), "release"),
+    (re.compile(r"\blocked up\b|\bbehind bars\b"), "confined"),
+    (re.compile(r"\bfood stamps\b|\bestampillas\b|\bcupones\b"), "snap"),
+    (re.compile(r"\bcriminal (?:history|record)\b|\brecord\b"), "record"),
+    (re.compile(r"\b(?:take|takes|taking) into account\b|\b(?:tener|tomar|toma|tiene) en cuenta\b"), "consider"),
+    (re.compile(r"\brehab\b"), "rehabilitation"),
+    (re.compile(r"\bstart(?:s|ed)? (?:again|back up)\b"), "restart"),
+    (re.compile(r"\b(?:you're|you are|they're|they are|are|is) out\b"), "released"),
+    (re.compile(r"\b(?:wife|husband|spouse|esposa|esposo|pareja)\b"), "conyuge"),
+    (re.compile(r"\b(?:the offense|the crime|it) happened\b"), "offense committed"),
+    (re.compile(r"\bpas[oó] el delito\b"), "cometio el delito"),
+)
+
+
+@lru_cache(maxsize=8192)  # entry texts are re-read for every claim of every draft
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the words that carry meaning (no stop words, no generic legal words, no numbers)."""
-    words = _TOKEN.findall(fold(text))
+    folded = fold(text)
+    for pattern, word in _PHRASES:
+        folded = pattern.sub(word, folded)
+    words = _TOKEN.findall(folded)
     return frozenset(
         stem(w)
         for w in words
@@ -179,6 +213,7 @@ _NUMBER_WORDS: Final = {
     "tenth": 10,
     "thirtieth": 30,
     "cero": 0,
+    "un": 1,
     "uno": 1,
     "una": 1,
     "dos": 2,
@@ -215,24 +250,70 @@ _WORD_NUMBER: Final = re.compile(
     _F,
 )
 _DIGITS: Final = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th|o|a)?\b")
-_WEAK_NUMBER_WORDS: Final = frozenset({"one", "una", "uno", "first", "second", "once"})
+_WEAK_NUMBER_WORDS: Final = frozenset({"one", "un", "una", "uno", "first", "second", "once"})
 
 
-def numbers_in(text: str) -> frozenset[float]:
-    """Every number a text states (digits, "$10,000", "ten", "diez", "tenth")."""
+# "one-third", "half", "un tercio", "la mitad": fractions of a term are numbers too ("after half of it" is not
+# "after one-third"). They are read first and masked, so "third" is not also read as 3.
+_FRACTION: Final = re.compile(
+    r"\b(?:(?:one|a)[- ]third(?![- ](?:degree|grade))|un tercio|(?:one|a)[- ]half|half|(?:la )?mitad|(?:one|a)[- ]quarter|un cuarto"
+    r"|two[- ]thirds|dos tercios)\b",
+    _F,
+)
+_FRACTION_VALUE: Final = {"third": 1 / 3, "tercio": 1 / 3, "half": 0.5, "mitad": 0.5, "quarter": 0.25, "cuarto": 0.25}
+# What a number counts: durations compare with durations, money with money ("third-degree" is not "three years").
+_UNIT_CLASS: Final = (
+    (re.compile(r"^(?:business |calendar |consecutive |continuous )?(?:days?|dias?|dias habiles)\b"), "day"),
+    (re.compile(r"^(?:weeks?|semanas?)\b"), "week"),
+    (re.compile(r"^(?:months?|mes(?:es)?|monthly)\b"), "month"),
+    (re.compile(r"^(?:years?|anos?|anniversary|aniversario)\b"), "year"),
+    (re.compile(r"^(?:hours?|horas?)\b"), "hour"),
+    (re.compile(r"^(?:degree|grado)\b"), "degree"),
+)
+
+
+def _unit_after(folded: str, end: int) -> str | None:
+    rest = folded[end : end + 40].lstrip(" -")
+    for pattern, unit in _UNIT_CLASS:
+        if pattern.match(rest):
+            return unit
+    return None
+
+
+@lru_cache(maxsize=8192)
+def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
+    """Every number a text states with what it counts: ("$10" → (10, "$"), "three years" → (3, "year"))."""
     folded = fold(text)
-    found: set[float] = set()
+    found: set[tuple[float, str | None]] = set()
+    for m in _FRACTION.finditer(folded):
+        value = next(v for k, v in _FRACTION_VALUE.items() if k in m.group(0).lower())
+        found.add((2 / 3 if m.group(0).lower().startswith("two") or "dos" in m.group(0).lower() else value, "fraction"))
+    folded = _FRACTION.sub(lambda m: " " * len(m.group(0)), folded)
     for m in _DIGITS.finditer(folded):
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
-        # "§ 508.182" or "42a.301" style section numbers are masked before this runs; "1.5" stays a number.
-        found.add(float(f"{whole}.{frac}") if frac else float(whole))
+        value = float(f"{whole}.{frac}") if frac else float(whole)
+        unit = "$" if m.group(0).lstrip().startswith("$") else _unit_after(folded, m.end())
+        found.add((value, unit))
     for m in _WORD_NUMBER.finditer(folded):
         word = m.group(1).lower()
-        if word in _WEAK_NUMBER_WORDS and not m.group(2):
+        unit = _unit_after(folded, m.end(1))
+        if word in _WEAK_NUMBER_WORDS and unit is None:
             continue
-        found.add(float(_NUMBER_WORDS[word]))
+        found.add((float(_NUMBER_WORDS[word]), unit))
     return frozenset(found)
+
+
+def numbers_in(text: str) -> frozenset[float]:
+    """Every number a text states (digits, "$10,000", "ten", "diez", "tenth", "one-third")."""
+    return frozenset(value for value, _ in quantities_in(text))
+
+
+def _quantity_stated(quantity: tuple[float, str | None], stated: frozenset[tuple[float, str | None]]) -> bool:
+    """A claimed number is stated when the text has it counting the same thing (or with no unit said)."""
+    value, unit = quantity
+    units = {u for v, u in stated if abs(v - value) < 1e-6}
+    return bool(units) and (unit is None or None in units or unit in units)
 
 
 _ZERO_COST: Final = re.compile(
@@ -249,40 +330,144 @@ _COST_WORDS: Final = re.compile(
 # Polarity and gates
 # --------------------------------------------------------------------------------------------
 
-# Negators flip a sentence; "bar"-type words are negative in themselves: "does not apply the ban" is
-# positive (two negatives), "is barred" negative (one), "is not barred" positive (two).
+# Negators flip a clause; "bar"-type words are negative in themselves: "does not apply the ban" is
+# positive (two negatives), "is barred" negative (one), "doesn't stop you from voting" positive (two).
 _NEGATOR: Final = re.compile(
-    r"\b(?:not|none|cannot|never|no longer|nunca|jam[aá]s|ya no|ni|ningun[oa]?)\b|n't\b|\bno\b(?! (?:divulgaci\w*|contest|later|more than|less than|m[aá]s de|menos de))",
+    r"\b(?:not|none|cannot|never|no longer|nunca|jam[aá]s|ya no|ningun[oa]?)\b|n't\b"
+    r"|\bno\b(?! (?:divulgaci\w*|contest|later|more than|less than|m[aá]s de|menos de|matter|longer))",
     _F,
 )
-# Only predicative uses count ("is barred", "bans"): "a letter about whether you are eligible" asserts nothing.
+# Spanish negative concord: "no puede preguntar ni hacer", "no tiene que decir nada" negate once.
+_CONCORD: Final = re.compile(r"\b(?:ni|nadie|nada)\b", _F)
+_CONCORD_NEGATOR: Final = re.compile(r"\b(?:nunca|jam[aá]s|ningun[oa]?)\b", _F)
+_PLAIN_NO: Final = re.compile(r"\bno\b(?! (?:divulgaci\w*|contest))", _F)
+# "not required", "doesn't have to", "without a hearing", "no tiene que": optional, not forbidden.
+_OPTIONAL: Final = re.compile(
+    r"\b(?:is|are|be)\s+not\s+(?:required|necessary|needed)\b|\b(?:isn't|aren't)\s+(?:required|necessary|needed)\b"
+    r"|\b(?:does|do)\s+not\s+(?:have|need)\s+to\b|\b(?:doesn't|don't)\s+(?:have|need)\s+to\b|\bno need to\b"
+    r"|\b(?:without|with no)\s+(?:a|an|one|any)\s+\w+|\bno (?:tiene|tienes|tienen|necesita|necesitas|necesitan) que\b"
+    r"|\bno (?:est[aá]n?|estas) obligad\w*|\bno hace falta\b|\bno (?:es|son) necesari\w*|\bsin (?:una?|ninguna?)\s+\w+",
+    _F,
+)
+_OBLIGATION: Final = re.compile(
+    r"\b(?:must|has to|have to|had to|needs? to|is required|are required|shall|debe\w*|tiene que|tienes que|tienen que"
+    r"|hay que|est[aá]n? obligad\w*)\b",
+    _F,
+)
 _NEGATIVE_WORD: Final = re.compile(
-    r"\b(?:is|are|be|becomes?|was|were|remains?|stays?)\s+(?:\w+\s+)?(?:ineligible|barred|banned|prohibited|disqualified|denied|excluded)\b"
-    r"|\b(?:bars|bans|prohibits|denies|excludes|disqualifies|loses)\b"
-    r"|\b(?:est[aá]n?|es|son|queda\w*|sigue\w*)\s+(?:\w+\s+)?(?:prohibid|inelegible|excluid|descalificad)\w*|\bproh[ií]be\w*|\bniega\w*|\bexcluye\w*|\bpierde\w*",
+    r"(?:\b(?:is|are|be|becomes?|was|were|remains?|stays?|still|gets?)|'re|'s)\s+(?:\w+\s+)?"
+    r"(?:ineligible|barred|banned|prohibited|disqualified|denied|excluded|refused|rejected|illegal|unlawful)\b"
+    r"|\b(?:bans|prohibits?|denies|deny|refuses?|rejects?|excludes?|disqualif(?:y|ies)|loses?|lose)\b"
+    r"|\b(?:can|may|must|to|will|would)\s+(?:not\s+)?ban\b"
+    # "the ban" and "la prohibición" as nouns negate only where they are applied ("does not apply the ban",
+    # "the ban applies for two years"); "states may opt out of the ban" denies nothing to the person.
+    r"|\b(?:appl(?:y|ies|ied)|enforces?|imposes?|aplica\w*|impone\w*)\b[^,.;]{0,40}?\b(?:ban|prohibition|prohibici[oó]n)\b"
+    r"|\b(?:ban|prohibition|prohibici[oó]n)\b[^,.;]{0,25}?\b(?:appl(?:y|ies)|lasts?|se aplica|aplica|dura)\b"
+    r"|\blas? aplica\w*"  # "Texas no la aplica": the ban, said as a pronoun
+    r"|\b(?:stops?|keeps?|prevents?|bars?)\s+(?:\w+\s+){0,3}?(?:from|off)\b|\bturns?\s+(?:\w+\s+)?(?:away|down)\b"
+    r"|\b(?:is|are|it's|be|remains?|still)\s+(?:\w+\s+){0,2}?(?:a crime|an? (?:\w+[- ]){0,2}felony)\b|\bcommits?\s+an?\b"
+    r"|\bmakes? (?:it|this|that) an? (?:\w+[- ]){0,2}?(?:crime|felony|offense)\b"
+    r"|\b(?:cuts?|stops?|ends?|suspends?)\s+(?:off\s+)?(?:\w+\s+){0,2}?(?:benefits|aid|payments?|coverage|snap|ssi|medicaid)\b"
+    r"|\b(?:cort(?:a|an|ar|o|aron|arle|arte)|suspend(?:e|en|er|io|ieron))\s+(?:\w+\s+){0,2}?(?:beneficios|ayuda|pagos|cobertura|snap|ssi|medicaid)\b"
+    r"|\bse (?:cortan?|suspenden?|terminan?|detienen?|pierden?)\b|\bleaves?\b[^,.]{0,60}?\bout(?: of)?\b|\bleft out\b"
+    r"|\b(?:is|are|gets?|be|been)\s+(?:\w+\s+)?(?:suspended|cut off|stopped|terminated)\b"
+    r"|\b(?:benefits|payments|ssi|snap|medicaid|coverage)\s+(?:\w+\s+){0,3}?(?:stop|stops|end|ends|(?:are|is|get|gets) cut)\b"
+    r"|\b(?:the|this|that|esa|esta|la) (?:rule|regla)\s+(?:does not|doesn't|no)\s+(?:se\s+)?(?:appl\w*|aplic\w*)"
+    r"|\b(?:restrictions?|restricci[oó]n|rule|regla)\s+(?:only\s+|solo\s+)?(?:covers?|appl(?:y|ies)|cubre|aplica)\b"
+    r"|\bproh[ií]b(?:e|en|ir|ido|ida|idos|idas|irle|irles)\b|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz(?:a|an|ar|o|ado|ada|arle|arlo|arla|aron)\b(?<!\brechazo)"
+    r"|\bexclu[iy]\w*|\bdeja\w* fuera\b|\bpierde\w*|\bperder\b|\bdej(?:ar|a|an|e|en)\s+de\b|\binelegible\w*|\bdescalific\w*"
+    r"|\bilegal\b|\b(?:es|son|sigue siendo|seria)\s+(?:\w+\s+){0,2}?un delito\b|\bcomete\w*\s+un\b|\bhace un delito\b",
+    _F,
+)
+# A condition attached to the clause ("if no charges were filed, …", "…, si cumple la Sección 411.074") says
+# when the rule applies, not whether it allows: its negations do not flip the clause.
+_LEADING_CONDITION: Final = re.compile(
+    r"^\s*(?:[^,]{0,30},\s*)?(?:if|when|whenever|si|cuando|even if|aun si|as long as|siempre que)\b[^,]*,\s*", _F
+)
+# A trailing condition runs to the end, or to the main predicate it sits in front of ("Voting when you know
+# you're not eligible | is a crime").
+_TRAILING_CONDITION: Final = re.compile(
+    r",?\s+\b(?:if|si|when|whether|cuando|as long as|siempre que)\b[^,]*?"
+    r"(?=\s+(?:is|are|was|es|son|fue)\s+(?:a|an|un|una|illegal|ilegal|not|no)\b|$)",
+    _F,
+)
+# "without any recommendation", "sin ninguna recomendación": "without" is not a negation of the clause.
+_WITHOUT_ANY: Final = re.compile(r"\b(?:sin|without)\s+(?:ningun[oa]?|nada|any)\b|\bwith no\b", _F)
+
+
+# "deny or cut benefits", "deny, suspend or revoke": coordinated negative verbs negate once.
+_COORDINATED: Final = re.compile(r"^\s*(?:,\s*)?(?:or|and|o|y|,)\s+$", _F)
+
+
+def _negative_words(text: str) -> int:
+    count, last_end = 0, -1
+    for m in _NEGATIVE_WORD.finditer(text):
+        if last_end < 0 or not _COORDINATED.match(text[last_end : m.start()]):
+            count += 1
+        last_end = m.end()
+    return count
+
+
+# "a person who was not a Texas resident then must live …": the relative clause's "not" is its own.
+_RELATIVE_NEGATION: Final = re.compile(
+    r"\b(?:who|which|whose|quien(?:es)?)\s+(?:\w+\s+)?(?:not|no|never|nunca)\b|\bwho (?:can't|cannot|don't|doesn't|isn't|aren't|wasn't)\b",
     _F,
 )
 
 
 def _negated(text: str) -> bool:
-    return (len(_NEGATOR.findall(text)) + len(_NEGATIVE_WORD.findall(text))) % 2 == 1
+    text = _RELATIVE_NEGATION.sub(" rel ", _OPTIONAL.sub(" optional ", _WITHOUT_ANY.sub("sin", text)))
+    if _PLAIN_NO.search(text):  # "no … nunca", "no … ni": one negation
+        count = len(_NEGATOR.findall(text)) - len(_CONCORD_NEGATOR.findall(text))
+    else:  # "nadie puede", "nunca es posible"
+        count = len(_NEGATOR.findall(text)) + len(_CONCORD.findall(text))
+    return (count + _negative_words(text)) % 2 == 1
+
+
+def _modality(text: str) -> Literal["optional", "obligation", None]:
+    if _OPTIONAL.search(text):
+        return "optional"
+    if _OBLIGATION.search(text) and not _NEGATOR.search(text):
+        return "obligation"
+    return None
+
+
+_MID_CONDITION: Final = re.compile(r",\s*(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*,", _F)
+
+
+# Any other condition segment, up to its comma ("… una carta que diga si la haría no elegible, antes de …").
+_INNER_CONDITION: Final = re.compile(
+    r"\b(?:if|si|whether|while|mientras(?: que)?)\b[^,]*?(?=,|\s+(?:is|are|was|es|son|fue)\s+(?:a|an|un|una|illegal|ilegal|not|no)\b|$)",
+    _F,
+)
+
+
+def _main_part(text: str) -> str:
+    """The clause without the conditions attached to it (leading, between commas, trailing, inner)."""
+    main = _TRAILING_CONDITION.sub("", _MID_CONDITION.sub(",", _LEADING_CONDITION.sub("", text)))
+    main = _INNER_CONDITION.sub(" ", main)
+    return main if main.strip() else text
 
 
 _UNTIL: Final = re.compile(r"\b(?:until|unless|hasta que|hasta|a menos que)\b", _F)
-_ONLY_AFTER: Final = re.compile(r"\b(?:only (?:after|once|when)|s[oó]lo (?:despu[eé]s de|cuando|una vez que))\b", _F)
+_ONLY_AFTER: Final = re.compile(
+    r"\b(?:only\s+(?:\w+\s+){0,3}?(?:after|once|when)|s[oó]lo\s+(?:\w+\s+){0,3}?(?:despu[eé]s de|cuando|una vez que))\b",
+    _F,
+)
 _AFTER: Final = re.compile(
     r"\b(?:only after|only once|only when|after|once|as soon as|when (?:the|your|their|his|her)|solo despu[eé]s de|s[oó]lo despu[eé]s de"
-    r"|despu[eé]s de(?: que)?|una vez que|cuando (?:termine|cumpla|haya|se|su|la|el))\b(?!\s+\d)",
+    r"|despu[eé]s de(?: que)?|una vez que|cuando (?:termine[sn]?|cumpla[sn]?|haya[sn]?|salga[sn]?|se|su|tu|la|el))\b(?!\s+\d)",
     _F,
 )
 _DURING: Final = re.compile(
     r"\b(?:while|during|still on|on (?:parole|probation|mandatory supervision|supervision|community supervision)"
-    r"|mientras|durante|todav[ií]a en|a[uú]n en|estando en)\b",
+    r"|mientras|durante|todav[ií]a en|a[uú]n en|estando en|aunque (?:est[eé]|siga|todav[ií]a))\b",
     _F,
 )
 _IMMEDIATE: Final = re.compile(
-    r"\b(?:right away|right (?:after|when) (?:you|they) (?:get out|are released|leave)|immediately|at once|automatically|as soon as (?:you|they|a person) (?:are|is|get|gets) (?:out|released)"
-    r"|the day (?:you|they) (?:get out|are released)|de inmediato|inmediatamente|enseguida|autom[aá]ticamente|en cuanto sal\w+)\b",
+    r"\b(?:right away|right (?:after|when) (?:you|they) (?:get out|are released|leave)|immediately|at once|automatically"
+    r"|as soon as|the (?:day|moment) (?:you|they)|de inmediato|inmediatamente|enseguida|autom[aá]ticamente|en cuanto"
+    r"|tan pronto como|el d[ií]a (?:que|en que))\b",
     _F,
 )
 _ANCHOR_STOP: Final = re.compile(
@@ -292,16 +477,19 @@ _ANCHOR_STOP: Final = re.compile(
 
 @dataclass(frozen=True)
 class Stance:
-    """What a sentence asserts, reduced to what the checker compares."""
+    """What a clause asserts, reduced to what the checker compares."""
 
     negated: bool
     gate: Literal["after", "during", "immediate", None]
     anchor: frozenset[str]  # content stems of the gate's condition ("the whole sentence is fully discharged")
     strong: bool = False  # "not ... until X", "only after X": X is required, not just a point in time
     permits: bool = False  # says something is allowed ("can vote", "is eligible", "puede votar")
-
-    def _replace_permits(self, permits: bool) -> Stance:
-        return Stance(self.negated, self.gate, self.anchor, self.strong, permits)
+    negated_full: bool = False  # the polarity read with its conditions left in ("if no charges were filed")
+    modality: Literal["optional", "obligation", None] = None  # "doesn't have to" / "must"
+    condition: frozenset[str] = frozenset()  # stems of the clause's own if/when condition
+    head: frozenset[str] = frozenset()  # stems of what is denied before "until"/"unless"
+    conditional: bool = False  # the clause states a condition of its own (if, when, until, unless)
+    states_status: bool = False  # "still counts", "applies", "sigue contando": a status said to hold
 
 
 def _anchor(text: str, start: int) -> frozenset[str]:
@@ -316,19 +504,67 @@ _PERMISSION: Final = re.compile(
     r"|\bqualif(?:y|ies)\b|\bright to\b|\brights? back\b|\brestor\w*|\bpuede\w*\b(?!\s+(?:necesitar|tener que|pedir))|\bpodr[aá]\w*|\belegible\w*|\bderecho a\b|\bcalific\w*",
     _F,
 )
-_LEAD: Final = re.compile(r"^\W*(?:not yet|yes|no|todav[ií]a no|a[uú]n no|s[ií])\s*[:,\u2014-]\s*", _F)
+_LEAD: Final = re.compile(r"^\W*(?:not yet|yes|no|sure|todav[ií]a no|a[uú]n no|s[ií])\s*[:,.\u2014-]\s*", _F)
 
 
+_DURATION_BEFORE: Final = re.compile(
+    r"(?:\d+|\b[a-z]+)[- ](?:days?|weeks?|months?|years?|dias?|semanas?|meses|anos?)\s*$", _F
+)
+
+
+_CONDITION_WORD: Final = re.compile(
+    r"\b(?:if|when|until|unless|except|si|cuando|hasta|salvo|excepto|a menos que|siempre que)\b", _F
+)
+_STATUS_VERB: Final = re.compile(
+    r"\b(?:counts?|applies|apply|holds?|remains?|cuenta|cuentan|aplica|aplican|sigue\w*)\b", _F
+)
+_CONDITION_PART: Final = re.compile(r"\b(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*", _F)
+
+
+_AFFIRMATIVE_SI: Final = re.compile(r"\bs[íÍ]\b")  # "sí puede" is emphasis; folded, it would read as "if"
+
+
+@lru_cache(maxsize=8192)
 def stance_of(text: str) -> Stance:
-    """Read a sentence's polarity and gate: "not ... until X" and "only after X" are both "after X"."""
-    t = _LEAD.sub("", fold(text))
-    return _stance(t)._replace_permits(bool(_PERMISSION.search(t)))
-
-
-def _stance(t: str) -> Stance:
+    """Read a clause's polarity and gate: "not ... until X" and "only after X" are both "after X"."""
+    t = _LEAD.sub("", fold(_AFFIRMATIVE_SI.sub(" ", text)))
+    main = _main_part(t)
     until = _UNTIL.search(t)
-    after = _AFTER.search(t)
-    negated = _negated(t[: until.start()] if until else t)
+    return replace(
+        _stance(t),
+        permits=bool(_PERMISSION.search(main)),
+        negated_full=_negated(t[: until.start()] if until else t),
+        modality=_modality(main),
+        condition=frozenset().union(*(content_stems(m.group(0)) for m in _CONDITION_PART.finditer(t))),
+        head=content_stems(t[: until.start()]) if until else content_stems(main),
+        conditional=bool(_CONDITION_WORD.search(t)),
+        states_status=bool(_STATUS_VERB.search(main)),
+    )
+
+
+# "must have fully discharged the sentence", "debe haber cumplido toda la sentencia": only after it is done.
+_COMPLETED: Final = re.compile(
+    r"\b(?:must|needs? to|has to|have to|debe|tiene que|tienes que)\s+(?:have|haber)\s+(?:\w+\s+)?"
+    r"(?:discharged|completed|finished|served|done|cumplido|terminado|completado)\b",
+    _F,
+)
+# "even if you're still on probation": said to hold during what the entry requires to be over.
+_EVEN_DURING: Final = re.compile(
+    r"\b(?:even if|even while|aunque|aun si)\b[^,]{0,30}\b(?:still|todav[ií]a|a[uú]n)\b", _F
+)
+
+
+def _stance(t: str) -> Stance:  # noqa: PLR0911 - one return per kind of gate, in order of precedence
+    even = _EVEN_DURING.search(t)
+    if even and not _negated(_main_part(t)):
+        return Stance(False, "during", content_stems(t[even.end() :]))
+    completed = _COMPLETED.search(t)
+    if completed and not _negated(t[: completed.start()]):
+        return Stance(False, "after", _anchor(t, completed.end()), strong=True)
+    until = _UNTIL.search(t)
+    after = next((m for m in _AFTER.finditer(t) if not _DURATION_BEFORE.search(t[: m.start()])), None)
+    head = _main_part(t[: until.start()] if until else t)
+    negated = _negated(head)
     if until and negated:
         return Stance(False, "after", _anchor(t, until.end()), strong=True)
     if _IMMEDIATE.search(t):
@@ -346,7 +582,8 @@ def _stance(t: str) -> Stance:
 
 _POLAR_WORDS: Final = re.compile(
     r"\b(?:can|cannot|can't|may|must|eligible|ineligible|qualif\w*|allowed|entitled|barred|banned|prohibit\w*|requires?"
-    r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right"
+    r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right|ha(?:ve|s) to|needs? to"
+    r"|treated as|considered|considerad\w*|se considera|tratad\w* como"
     r"|puede\w*|podr\w*|debe\w*|tiene\w* que|elegible\w*|calific\w*|permit\w*|prohib\w*|cuenta|requier\w*|devuelve\w*"
     r"|hasta|despu[eé]s|solo|s[oó]lo|derecho)\b",
     _F,
@@ -355,7 +592,7 @@ _POLAR_WORDS: Final = re.compile(
 
 def _has_polarity(text: str) -> bool:
     folded = fold(text)
-    return bool(_POLAR_WORDS.search(folded) or _NEGATOR.search(folded))
+    return bool(_POLAR_WORDS.search(folded) or _NEGATOR.search(folded) or _NEGATIVE_WORD.search(folded))
 
 
 def asserts_something(text: str) -> bool:
@@ -372,25 +609,160 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
     """Return why the claim contradicts the support span, or None when they agree."""
     if support.gate == "after" and support.strong:
         if claim.gate == "after":
-            if support.anchor and claim.anchor and not (claim.anchor & support.anchor):
+            restated = len(claim.head & support.anchor) >= min(2, len(support.anchor))
+            if support.anchor and claim.anchor and not (claim.anchor & support.anchor) and not restated:
                 return "states a different condition than the entry"
             return None
         if claim.gate in ("during", "immediate") and not claim.negated:
             return "says it is allowed before the condition the entry sets is met"
         if claim.gate is None and not claim.negated and claim.permits:
             return "leaves out the condition the entry sets (only after it is met)"
+        if (
+            claim.gate is None
+            and not (claim.negated_full or claim.permits or claim.conditional or claim.modality)
+            and claim.states_status
+            and support.negated_full
+        ):
+            # "An expunged conviction still counts" against "a conviction does not count if …, unless …"
+            return "says it holds where the entry says it does not (unless a condition is met)"
         return None
     if claim.gate == "immediate" and not claim.negated and support.gate != "immediate":
         return "says 'right away' or 'automatically', which the entry does not say"
     if support.gate == "after" and claim.gate in ("during", "immediate") and not claim.negated:
         return "says it is allowed before the condition the entry sets is met"
+    if {claim.modality, support.modality} == {"optional", "obligation"}:
+        return "says it is required where the entry says it is not (or the reverse)"
     if (
         claim.negated != support.negated
-        and claim.gate in (None, "after")
-        and support.gate != "during"
+        and claim.negated_full != support.negated_full
+        and (claim.gate in (None, "after") or (claim.gate == "during" and support.gate in (None, "during")))
+        and (support.gate != "during" or claim.gate == "during")
         and not support.strong
     ):
         return "says the opposite of the entry"
+    return None
+
+
+# The events a rule's clock or condition runs from: "within a year of your arrest" is not "of your conviction".
+_EVENTS: Final = (
+    ("arrest", re.compile(r"\barrest\w*|\barrest[oa]\w*|\bdetenci[oó]n\b", _F)),
+    ("conviction", re.compile(r"\bconvict(?:ed|ion|ions)\b|\bconden(?:a|ado|ada|aron)\b", _F)),
+    (
+        "release",
+        re.compile(
+            r"\breleas\w*|\bget(?:ting|s)? out\b|\bwalk out\b|\bsalida\b|\bsal(?:e|ga|gas|io|i[oó]|ir)\b|\bliberad\w*|\bliberaci[oó]n\b",
+            _F,
+        ),
+    ),
+    (
+        "discharge",
+        re.compile(r"\bdischarg\w*|\bcumpl(?:a|ido|ir)\s+(?:toda|la|su)\s+(?:la\s+)?(?:sentencia|condena)", _F),
+    ),
+    ("dismissal", re.compile(r"\bdismiss\w*|\bdesestim\w*", _F)),
+    ("eviction", re.compile(r"\bevict\w*|\bdesaloj\w*", _F)),
+    ("acquittal", re.compile(r"\bacquit\w*|\babsol\w*|\babsuel\w*", _F)),
+)
+_UNIVERSAL: Final = re.compile(
+    r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if|even though|even a|whatever"
+    r"|any (?:crime|offense|conviction|felony|misdemeanor|length|amount)|cualquier (?:delito|condena|tiempo)|aunque"
+    r"|even without|cualquier(?:a)?(?: persona)?|todas las personas|todo el mundo|sin importar|aun si|aunque no)\b",
+    _F,
+)
+_CONDITIONAL: Final = re.compile(
+    r"\b(?:if|unless|(?<!-)only|provided|more than|at least|punishable by|si|salvo|solo|s[oó]lo|siempre que|m[aá]s de|por lo menos"
+    r"|al menos)\b",
+    _F,
+)
+# "as the only proof", "by itself": enough alone, where the entry asks for something more.
+_ALONE: Final = re.compile(
+    r"\b(?:[uú]nic[oa]|only (?:proof|document|thing|id)|by itself|on its own|alone|por s[ií] sol[oa])\b", _F
+)
+_ALSO: Final = re.compile(r"\b(?:also|as well|plus|tambi[eé]n|adem[aá]s)\b", _F)
+_WITHOUT: Final = re.compile(r"\b(?:without (?:any|a|an|the)?|with no|sin (?:ningun[oa]?|la|el|una?)?)\s*\w+", _F)
+_ONLY_WITH: Final = re.compile(r"\b(?:only (?:with|on|upon)|s[oó]lo con|but only|pero s[oó]lo|pero solo)\b", _F)
+_EXCEPT_HOME: Final = re.compile(r"\b(?:anywhere|cualquier lugar|en todas partes)\b", _F)
+
+
+# Where a clock starts: "within one year of your arrest", "for three years after any drug conviction".
+_TIME_ANCHOR: Final = re.compile(
+    r"\b(?:after|from|since|following|of|upon|despu[eé]s de(?: que)?|desde|tras|a partir de|contad\w+ desde|de (?:su|la|el))"
+    r"\s+((?:\S+\s+){0,5}\S+)",
+    _F,
+)
+
+
+def _events(text: str) -> frozenset[str]:
+    """The events named where a time reference starts ("… of your arrest" → arrest), not the person's status."""
+    anchors = " | ".join(m.group(1) for m in _TIME_ANCHOR.finditer(text))
+    return frozenset(name for name, pattern in _EVENTS if pattern.search(anchors))
+
+
+def _time_quantities(text: str) -> frozenset[tuple[float, str | None]]:
+    return frozenset(q for q in quantities_in(text) if q[1] in ("day", "week", "month", "year", "hour"))
+
+
+_ANY_AGE: Final = re.compile(
+    r"\b(?:whatever (?:their|your|his|her) age|any age|no matter (?:their|your|how) (?:age|old)|sin importar (?:la|su|tu) edad|cualquier edad)\b",
+    _F,
+)
+_AGE_LIMIT: Final = re.compile(
+    r"\b(?:under|over|at least|younger than|older than|menos de|m[aá]s de|mayor(?:es)? de|menor(?:es)? de)\s+\d+|\b\d+ (?:years old|a[nñ]os de edad)|\bage\b|\bedad\b",
+    _F,
+)
+
+
+def _entry_finding(claim: str, record: EvidenceRecord) -> ClaimCheck | None:
+    """What the claim names that the entry never does: an event its clock runs from, an age limit it drops."""
+    claim_f, whole = fold(claim), fold(" ".join(entry_texts(record)))
+    # "release" and "discharge" are said many ways ("get out", "reenter"); these four are not.
+    named = frozenset(
+        name for name, pattern in _EVENTS if name not in ("release", "discharge") and pattern.search(claim_f)
+    )
+    missing = sorted(name for name in named if not dict(_EVENTS)[name].search(whole))
+    if missing and content_stems(claim) & content_stems(whole):
+        return ClaimCheck("contradicted", claim, record.slug, f"names {', '.join(missing)}, which the entry does not")
+    if _ANY_AGE.search(claim_f) and _AGE_LIMIT.search(whole):
+        return ClaimCheck("contradicted", claim, record.slug, "says any age; the entry sets an age limit")
+    return None
+
+
+def _condition_conflict(claim: str, support: str) -> str | None:
+    """Compare what each clause's rule runs from and when: events, a waiting period, a dropped condition."""
+    claim_f, support_f = fold(claim), fold(support)
+    claim_events, support_events = _events(claim_f), _events(support_f)
+    if claim_events and support_events and not (claim_events & support_events):
+        return (
+            f"counts from {', '.join(sorted(claim_events))}; the entry counts from {', '.join(sorted(support_events))}"
+        )
+    claim_stance = stance_of(claim)
+    if (
+        claim_stance.gate == "immediate"
+        and not claim_stance.negated
+        and stance_of(support).gate != "immediate"
+        and _time_quantities(support_f)
+    ):
+        return "says 'as soon as'; the entry sets a waiting period"
+    if (
+        _UNIVERSAL.search(claim_f)
+        and _CONDITIONAL.search(support_f)
+        and not _CONDITIONAL.search(_UNIVERSAL.sub(" ", claim_f))
+    ):
+        return "states without its condition what the entry allows only in some cases"
+    if _ALONE.search(claim_f) and _ALSO.search(support_f):
+        return "says it is enough by itself; the entry asks for more"
+    return None
+
+
+def _requirement_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Without any recommendation" against an entry that allows it "only with" that recommendation."""
+    without = _WITHOUT.search(fold(claim))
+    if not without:
+        return None
+    needed = content_stems(fold(claim)[without.end() - len(without.group(0).split()[-1]) :][:60])
+    for unit in units:
+        only = _ONLY_WITH.search(fold(unit))
+        if only and needed & content_stems(fold(unit)[only.start() :]):
+            return ClaimCheck("contradicted", claim, record.slug, "says it needs no requirement the entry sets", unit)
     return None
 
 
@@ -400,6 +772,45 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
 
 MIN_SHARED_STEMS: Final = 2
 MIN_COVERAGE: Final = 0.34
+# Paraphrase tolerance: a claim whose words are spread over the entry's excerpt and summaries is supported
+# when this share of its content words is there (no single sentence need hold them all).
+MIN_ENTRY_COVERAGE: Final = 0.5
+MIN_ENTRY_SHARED: Final = 3
+# Wrong entry: another retrieved entry holds this much more of the claim than the cited one does.
+WRONG_ENTRY_MARGIN: Final = 0.25
+WRONG_ENTRY_FLOOR: Final = 0.5
+NEAR_BEST: Final = 0.75
+
+# A clause ends at ";", ":", a dash, or a comma/"and" that starts a new predicate ("…, and it is issued within
+# 90 days", "…, diciendo que no hay motivo"): each clause is compared with its own best support.
+_CLAUSE_BREAK: Final = re.compile(
+    r"\s*;\s*|\s*:\s+|\s+[\u2014\u2013]\s+|\s+--?\s+"
+    r"|,\s+(?=(?:or|o)\s+(?:must|may|can|has|have|debe|deben|puede|pueden|ha|haya)\b)"
+    r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que|either|saying|explaining|stating)\b)"
+    r"|\s+(?=(?:and|but|y|pero)\s+(?:does not|do not|doesn't|don't|must|may|can|cannot|can't|will|it|they|then"
+    r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego|se (?:puede|pueden|debe|deben))\b)",
+    _F,
+)
+
+
+# A claim's ", which is one reason …" is its own clause; in an entry, "…, which includes parole" still
+# belongs to the rule it qualifies ("not … until the sentence is discharged, which includes parole").
+_RELATIVE_BREAK: Final = re.compile(r",\s+(?=which\b)", _F)
+
+
+def clauses_of(text: str, *, claim: bool = False) -> list[str]:
+    """Split a sentence (or an entry text) into clauses: the unit the checker compares."""
+    parts: list[str] = []
+    for sentence in sentences_of(text):
+        for chunk in _CLAUSE_BREAK.split(sentence):
+            pieces = _RELATIVE_BREAK.split(chunk) if claim and chunk else [chunk]
+            parts.extend(c.strip(" ,.") for c in pieces if c and c.strip(" ,."))
+    return parts
+
+
+def _asserting(clause: str) -> bool:
+    folded = fold(clause)
+    return _has_polarity(clause) or bool(quantities_in(clause)) or bool(_ZERO_COST.search(folded))
 
 
 def entry_texts(record: EvidenceRecord) -> tuple[str, ...]:
@@ -407,23 +818,47 @@ def entry_texts(record: EvidenceRecord) -> tuple[str, ...]:
     return tuple(t for t in (record.excerpt, record.summary, *record.summaries) if t)
 
 
-def _candidates(claim: str, texts: Sequence[str]) -> list[tuple[float, int, str]]:
+def _score(claim_stems: frozenset[str], text: str) -> tuple[float, int]:
+    shared = claim_stems & content_stems(text)
+    return (len(shared) / len(claim_stems) if claim_stems else 0.0), len(shared)
+
+
+def _candidates(claim: str, units: Sequence[str]) -> list[tuple[float, int, str]]:
     claim_stems = content_stems(claim)
     scored: list[tuple[float, int, str]] = []
     if not claim_stems:
         return scored
-    for text in texts:
-        for sentence in sentences_of(text):
-            shared = claim_stems & content_stems(sentence)
-            coverage = len(shared) / len(claim_stems)
-            if len(shared) >= min(MIN_SHARED_STEMS, len(claim_stems)) and coverage >= MIN_COVERAGE:
-                scored.append((coverage, len(shared), sentence))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    return scored
+    for unit in units:
+        coverage, shared = _score(claim_stems, unit)
+        if shared >= min(MIN_SHARED_STEMS, len(claim_stems)) and coverage >= MIN_COVERAGE:
+            scored.append((coverage, shared, unit))
+    # Ties go to the unit most about the claim (fewest other words), then to the entry's own order.
+    scored.sort(key=lambda item: (-item[0], -item[1], len(content_stems(item[2]))))
+    # Of two equally good units where one is part of the other (a clause of its sentence), the part is
+    # the closer support: "and must check registration …" rather than the whole sentence around it.
+    top = [item for item in scored if item[:2] == scored[0][:2]] if scored else []
+    inner = [item for item in top if any(other is not item and other[2] in item[2] for other in top)]
+    return [item for item in scored if item not in inner]
 
 
-_ES_WORDS: Final = re.compile(r"\b(?:el|la|los|las|que|de|del|una?|por|para|con|puede|debe|tiene|est[aá]|son|se)\b", _F)
-_EN_WORDS: Final = re.compile(r"\b(?:the|that|of|to|and|a|an|for|with|can|must|has|have|is|are|be)\b", _F)
+def entry_coverage(claim: str, record: EvidenceRecord) -> float:
+    """The share of the claim's content words found anywhere in the entry's excerpt and both summaries."""
+    claim_stems = content_stems(claim)
+    if not claim_stems:
+        return 0.0
+    stems = frozenset().union(*(content_stems(t) for t in entry_texts(record)))
+    return len(claim_stems & stems) / len(claim_stems)
+
+
+_ES_WORDS: Final = re.compile(
+    r"\b(?:el|la|los|las|que|de|del|una?|por|para|con|puede|debe|tiene|est[aá]|son|se|puedes|debes|tienes|est[aá]s|est[eé]s"
+    r"|eres|tus?|mientras|tambi[eé]n|cuando|hasta|pero|y|sin|desde|s[ií])\b",
+    _F,
+)
+_EN_WORDS: Final = re.compile(
+    r"\b(?:the|that|of|to|and|a|an|for|with|can|must|has|have|is|are|be|you|your|if|when|while|until|after|but|or|they)\b",
+    _F,
+)
 
 
 def language_of(text: str) -> str:
@@ -431,49 +866,209 @@ def language_of(text: str) -> str:
     return "es" if len(_ES_WORDS.findall(text)) > len(_EN_WORDS.findall(text)) else "en"
 
 
-def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> ClaimCheck:  # noqa: PLR0911 - a verdict per check, in order
-    """Judge one rule-stating sentence against one cited entry (its quote first, else the best span)."""
+def _number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimCheck | None:
+    stated = quantities_in(whole)
+    missing = sorted({q[0] for q in quantities_in(claim) if not _quantity_stated(q, stated)})
+    if missing:
+        shown = ", ".join(f"{n:.3g}" for n in missing)
+        return ClaimCheck("contradicted", claim, record.slug, f"states {shown}, which the entry does not say")
+    if _ZERO_COST.search(fold(claim)) and not _ZERO_COST.search(fold(whole)):
+        if _COST_WORDS.search(whole):
+            return ClaimCheck("contradicted", claim, record.slug, "says it is free; the entry names a cost")
+        return ClaimCheck("unsupported", claim, record.slug, "says it is free; the entry does not say so")
+    return None
+
+
+def _clause_finding(
+    clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str, units: Sequence[str] = ()
+) -> ClaimCheck | None:
+    """Compare one claim clause with its best-matching support clause: polarity, gate, numbers, conditions."""
+    spans = _same_population(clause, spans, units)
+    best = spans[0]
+    near = [span for span in spans if span[0] >= NEAR_BEST * best[0]]
+    support = best[2]
+    claim_quantities = quantities_in(clause)
+    if claim_quantities and any(quantities_in(span[2]) for span in near):
+        near_quantities = frozenset().union(*(quantities_in(span[2]) for span in near))
+        missing = sorted({q[0] for q in claim_quantities if not _quantity_stated(q, near_quantities)})
+        if missing:
+            shown = ", ".join(f"{n:.3g}" for n in missing)
+            return ClaimCheck(
+                "contradicted", claim, record.slug, f"states {shown} where the entry's matching text differs", support
+            )
+    claim_stance = stance_of(clause)
+    support_stance = stance_of(support)
+    polar_support = support_stance.negated or support_stance.gate is not None
+    # A bare condition ("If you owe child support") states nothing to agree or disagree with.
+    condition_only = bool(_CONDITION_START.match(fold(clause))) and not _has_polarity(clause)
+    polar_support = polar_support or support_stance.modality is not None
+    # "It can also do this for …": the predicate is elided, so its polarity is the previous sentence's.
+    elided = bool(_ELIDED.search(fold(clause)))
+    says_enough = not elided and (_has_polarity(clause) or len(content_stems(clause)) >= MIN_ENTRY_SHARED)
+    if not condition_only and says_enough and _has_polarity(clause):
+        reason = _compare(claim_stance, support_stance)
+        if reason:
+            return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    reason = _condition_conflict(clause, support)
+    if reason:
+        return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    return None
+
+
+_ELIDED: Final = re.compile(
+    r"\b(?:do (?:this|that|so|the same)|does (?:this|that|so)|hacer(?:lo| esto| eso| lo mismo)|lo mismo)\b", _F
+)
+# Who a rule is about: "people on parole" is not "people who are currently incarcerated".
+_POPULATION: Final = frozenset({"parol", "proba", "incar", "priso", "confi", "relea", "manda"})
+
+
+def _same_population(
+    clause: str, spans: Sequence[tuple[float, int, str]], units: Sequence[str]
+) -> Sequence[tuple[float, int, str]]:
+    """Put first the entry unit that names the people the clause names, when the best candidate does not."""
+    wanted = content_stems(clause) & _POPULATION
+    if not wanted or wanted & content_stems(spans[0][2]):
+        return spans
+    stems = content_stems(clause)
+    about = [
+        (len(stems & content_stems(unit)) / len(stems), len(stems & content_stems(unit)), unit)
+        for unit in units
+        if wanted & content_stems(unit) and _has_polarity(unit)
+    ]
+    about.sort(key=lambda item: (-item[0], -item[1]))
+    return [*about[:1], *spans] if about else spans
+
+
+_CONDITION_START: Final = re.compile(r"^\W*(?:if|when|whenever|si|cuando|as long as|siempre que)\b", _F)
+_LEADING_PHRASE: Final = re.compile(r"^\s*[^,]{3,90},\s+(?=\S)")
+
+
+def _gate_finding(
+    clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str
+) -> ClaimCheck | None:
+    """A required condition ("not … until X") in any nearly-best support must not be skipped by the claim."""
+    best = spans[0][0]
+    claim_stance = stance_of(clause)
+    for coverage, _, support in spans[1:]:
+        if coverage < NEAR_BEST * best:
+            break
+        support_stance = stance_of(support)
+        if support_stance.strong:
+            reason = _compare(claim_stance, support_stance)
+            if reason:
+                return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    return None
+
+
+_EXCEPT_PLACE: Final = re.compile(
+    r"\b(?:anywhere|any location|cualquier lugar)\s+(?:\w+\s+){0,2}?(?:except|other than|que no sea|salvo|excepto|menos)\b",
+    _F,
+)
+
+
+def _home_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Anywhere" against an entry that limits it to one place ("anywhere except where the person lives")."""
+    claim_f = fold(claim)
+    if not _EXCEPT_HOME.search(claim_f) or _EXCEPT_PLACE.search(claim_f) or stance_of(claim).negated:
+        return None
+    for unit in units:
+        if _EXCEPT_PLACE.search(fold(unit)):
+            return ClaimCheck("contradicted", claim, record.slug, "says anywhere; the entry limits where", unit)
+    return None
+
+
+def _spread_support(
+    claim: str, main: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord
+) -> bool:
+    """No single sentence holds the claim: its words spread over the entry, or each asserting clause has support."""
+    spread = max(entry_coverage(claim, record), entry_coverage(main, record))
+    shared = len(content_stems(claim) & frozenset().union(*(content_stems(t) for t in entry_texts(record))))
+    if spread >= MIN_ENTRY_COVERAGE and shared >= MIN_ENTRY_SHARED:
+        return True
+    asserting = [c for c in clauses if _asserting(c)]
+    # Each clause that states something has its own support (a trailing ", which is why …" need not).
+    return len(clauses) > 1 and bool(asserting) and all(_candidates(c, units) for c in asserting)
+
+
+def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> ClaimCheck:
+    """Judge one rule-stating sentence against one cited entry, clause by clause (its quote first, else the best span)."""
     all_texts = entry_texts(record)
     if quote_in(claim, all_texts):
         return ClaimCheck("supported", claim, record.slug, "", claim)  # the claim is a verbatim span of the entry
     language = language_of(claim)
     texts = tuple(t for t in all_texts if language_of(t) == language)
     whole = " ".join(all_texts)
-    claim_numbers = numbers_in(claim)
-    missing = sorted(n for n in claim_numbers if n not in numbers_in(whole))
-    if missing:
-        shown = ", ".join(f"{n:g}" for n in missing)
-        return ClaimCheck("contradicted", claim, record.slug, f"states {shown}, which the entry does not say")
-    if _ZERO_COST.search(fold(claim)) and not _ZERO_COST.search(fold(whole)):
-        if _COST_WORDS.search(whole):
-            return ClaimCheck("contradicted", claim, record.slug, "says it is free; the entry names a cost")
-        return ClaimCheck("unsupported", claim, record.slug, "says it is free; the entry does not say so")
-    if quote and quote_in(quote, all_texts):
-        spans = [(1.0, 99, quote)]
+    number = _number_finding(claim, record, whole) or _entry_finding(claim, record)
+    if number is not None:
+        return number
+    quoted = bool(quote) and quote_in(quote, all_texts)
+    if quoted:
+        units: list[str] = list(dict.fromkeys([quote, *clauses_of(quote)]))
+        sentence_spans = [(1.0, 99, quote)]
     elif not texts:
         # No reviewed text in the claim's language (evidence records from before both summaries were
         # carried): words cannot be compared across languages, so only numbers and "free" were checked.
         return ClaimCheck("supported", claim, record.slug, "no text in the claim's language; numbers checked only")
     else:
-        spans = _candidates(claim, texts)
-    if not spans:
-        return ClaimCheck("unsupported", claim, record.slug, "the cited entry does not say this")
-    claim_stance = stance_of(claim)
-    polar = [span for span in spans if _has_polarity(span[2])] or spans
-    best = polar[0][2]
-    support_stance = stance_of(best)
-    polar_support = support_stance.negated or support_stance.gate is not None
-    reason = _compare(claim_stance, support_stance) if _has_polarity(claim) or polar_support else None
-    if reason:
-        return ClaimCheck("contradicted", claim, record.slug, reason, best)
+        units = list(dict.fromkeys([u for t in texts for u in clauses_of(t)]))
+        sentence_spans = _candidates(claim, [s for t in texts for s in sentences_of(t)])
+    clauses = clauses_of(claim, claim=True) or [claim]
+    if not sentence_spans:
+        # "If you left without one, DPS can issue an ID card …": the asker's situation is not the claim.
+        main = _LEADING_CONDITION.sub("", fold(claim)) or claim
+        sentence_spans = _candidates(main, [s for t in texts for s in sentences_of(t)]) if texts else []
+        if not sentence_spans and not _spread_support(claim, main, clauses, units, record):
+            return ClaimCheck("unsupported", claim, record.slug, "the cited entry does not say this")
+    finding = _clauses_finding(claim, clauses, units, record, quote if quoted else "")
+    if finding is not None:
+        return finding
+    best = sentence_spans[0][2] if sentence_spans else ""
     return ClaimCheck("supported", claim, record.slug, "", best)
 
 
-def check_claim_against(claim: str, records: Sequence[EvidenceRecord], *, quote: str = "") -> ClaimCheck:
-    """Judge a claim citing several entries: supported if one entry supports it, else the worst finding."""
+def _clauses_finding(
+    claim: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord, quote: str
+) -> ClaimCheck | None:
+    """Compare each clause of the claim with its own best support; then the whole claim's place and requirement."""
+    for clause in clauses:
+        # The support is chosen by what the clause asserts (its main part, without a leading "After the
+        # program," or "If no charges were filed,"); its stance is read from the whole clause.
+        spans = _candidates(_LEADING_PHRASE.sub("", clause), units) or _candidates(clause, units)
+        if not spans and quote and _has_polarity(clause):
+            spans = [(1.0, 99, quote)]  # the draft named this span as the clause's support
+        if not spans:
+            continue
+        finding = _clause_finding(clause, spans, record, claim, units) or _gate_finding(clause, spans, record, claim)
+        # The clause without its trailing condition may rest on another part of the entry ("The clerk can
+        # refuse your case | if you file a Statement …"): it must agree with that part too.
+        main_spans = _candidates(_main_part(_LEADING_PHRASE.sub("", clause)), units)
+        if finding is None and main_spans and main_spans[0][2] != spans[0][2]:
+            finding = _clause_finding(clause, main_spans, record, claim, units)
+        if finding is not None:
+            return finding
+    return _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
+
+
+def check_claim_against(
+    claim: str, records: Sequence[EvidenceRecord], *, quote: str = "", others: Sequence[EvidenceRecord] = ()
+) -> ClaimCheck:
+    """Judge a claim citing several entries: supported if one entry supports it, else the worst finding.
+
+    `others` are the turn's other retrieved entries: when one of them holds the claim clearly better than
+    every cited entry, the claim cites the wrong entry (unsupported, naming the entry that says it).
+    """
     checks = [check_claim(claim, record, quote=quote) for record in records]
-    for check in checks:
-        if check.outcome == "supported":
-            return check
+    supported = [check for check in checks if check.outcome == "supported"]
+    if supported and others and not quote:
+        cited = max(entry_coverage(claim, record) for record in records)
+        other = max(others, key=lambda record: entry_coverage(claim, record))
+        other_coverage = entry_coverage(claim, other)
+        if other_coverage >= WRONG_ENTRY_FLOOR and other_coverage - cited >= WRONG_ENTRY_MARGIN:
+            first = supported[0]
+            return ClaimCheck(
+                "unsupported", claim, first.entry, f"this is what {other.slug} says, not the cited entry", first.support
+            )
+    if supported:
+        return supported[0]
     contradicted = [c for c in checks if c.outcome == "contradicted"]
     return contradicted[0] if contradicted else checks[0]

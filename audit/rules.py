@@ -238,7 +238,9 @@ def match_evidence(citation: str, evidence: Sequence[EvidenceRecord]) -> Evidenc
 
 _HEDGE: Final = _rx(
     r"\b(?:not sure|not certain|unsure|can'?t say|cannot say|don'?t know|whether|can'?t confirm|could ?n[o']t find|could not confirm)\b",
-    r"\b(?:no estoy segur[oa]|no s[eé] si|no pude confirmar|no puedo confirmar|no encontr[eé]|si (?:usted )?califica)\b",
+    r"\b(?:no estoy segur[oa]|no s[eé] si|no pude confirmar|no puedo confirmar|no encontr[eé]|si (?:usted )?califica"
+    r"|no tengo (?:suficiente )?informaci[oó]n|(?:puede|podr[ií]a) depender|depende de)\b",
+    r"\b(?:(?:may|might|could|can) depend|depends on|i don'?t have enough information|hard to say)\b",
     r"\bif (?:you|they) (?:qualify|are eligible)\b",
 )
 _CLAUSE_SPLIT: Final = re.compile(r",\s+(?=(?:but|pero|and|y|so|así que)\b)|;\s*", _F)
@@ -253,14 +255,14 @@ _MODAL_EN: Final = (
     r"|(?:does|do) not have to|doesn'?t have to|don'?t have to|needs? (?:permission|approval|a permit))"
 )
 _CONTACT_VERBS_EN: Final = (
-    r"(?:call|text|visit|contact|reach|ask|talk|speak|go|stop|walk|check|look|find|help|bring|tell|explain|point|list|show"
+    r"(?:call|text|visit|contact|reach|ask|talk|speak|go|stop|walk|check|confirm|verify|look|find|help|bring|tell|explain|point|list|show"
     r"|email|write|get help|get more|learn|read|use|come|start by)"
 )
 _LEGAL_VOCAB_EN: Final = (
     r"\b(?:vote|voting|voter|register\w*|eligib\w*|qualif\w*|parole|probation|supervision|sentence|convict\w*|felon\w*"
     r"|misdemeanor|records?|expun\w*|nondisclosure|seal\w*|pardon\w*|licen[sc]e|court|judge|law|legal|illegal|rights?|fees?"
     r"|fines?|benefits?|snap|tanf|medicaid|ssi|social security|child support|custody|firearms?|guns?|jury|deny|denied"
-    r"|admission|evict\w*|background|arrest\w*|petition|hearing|waiver|move|county|live|reside|report|pay|id card)\b"
+    r"|admission|evict\w*|background|arrest\w*|petition|hearing|waiver|move|county|live|reside|report|pay\w*|id card)\b"
 )
 _MODAL_ES: Final = (
     r"\b(?:puede|pueden|puedes|podr[aá]|podr[aá]s|podr[aá]n|debe|deben|debes|deber[aá]|tiene que|tienes que|tienen que"
@@ -268,6 +270,7 @@ _MODAL_ES: Final = (
 )
 _CONTACT_VERBS_ES: Final = (
     r"(?:llamar|llame|visitar|contactar|ayudar\w*|ir|pasar|preguntar\w*|consultar|buscar|explicar\w*|decir\w*|dar\w* m[aá]s"
+    r"|confirmar\w*|verificar\w*"
     r"|llevar|escribir|hablar|revisar|mandar|enviar|pedir ayuda|orientar\w*|informar\w*|indicar\w*)"
 )
 _LEGAL_VOCAB_ES: Final = (
@@ -297,6 +300,16 @@ _CLAIM_ALWAYS: Final = _rx(
     r"\bcalific(?:a|as|an|ar[aá]s?)\b",
     r"\bdentro de\s+\d+\s+(?:d[ií]as|semanas|meses|a[nñ]os)\b|\bdespu[eé]s de\s+\d+\s+(?:d[ií]as|meses|a[nñ]os)\b|\bplazo\b",
     r"\b(?:cuota|tarifa|costo|multa)\b[^.]{0,40}\$\s?\d|\bcuesta\s+\$\s?\d",
+    # contractions, waivers and exemptions ("you're eligible", "aren't allowed to", "the fees are waived")
+    r"(?:'re|'s|n't)\s+(?:\w+\s+)?(?:eligible|ineligible|entitled|allowed|barred|banned|required|waived|exempt)\b",
+    r"\b(?:is|are|be|get|gets)\s+(?:\w+\s+)?(?:waived|exempt|forgiven)\b|\b(?:se\s+)?(?:exoneran?|condonan?|perdonan?)\b",
+    # a benefit or a right said to come back, stop or restart on its own
+    r"\b(?:ssi|snap|tanf|medicaid|benefits?|payments?|license|rights?|social security|record)\b[^.]{0,40}?"
+    r"\b(?:comes? back|restarts?|returns?|starts? again|is restored|gets? restored|is suspended|ends?|stops?"
+    r"|stays? (?:active|on)|remains? (?:active|in place)|keeps? (?:going|coming)|continues?)\b",
+    r"\b(?:ssi|snap|tanf|medicaid|beneficios?|pagos?|licencia|derechos?|seguro social|registro|antecedentes)\b[^.]{0,40}?"
+    r"\b(?:vuelve\w*|regresa\w*|se (?:reanuda|restablece|suspende|cancela|borra|quita|mantiene)\w*|termina\w*"
+    r"|sigue\w* (?:activ\w*|vigente)|contin[uú]a\w*)\b",
     # outcomes and costs said without a modal ("Felons get their rights back right away", "An ID costs nothing")
     r"\b(?:get|gets|getting|regains?|regaining|win|wins)\s+(?:\w+\s+){0,2}rights?\s+back\b|\brights?\s+(?:are\s+|is\s+)?(?:\w+\s+)?restored\b",
     r"\b(?:recupera\w*|devuelve\w*)\s+(?:\w+\s+){0,2}derechos?\b|\bderechos?\s+(?:\w+\s+){0,2}(?:restablec\w*|restaura\w*)\b",
@@ -311,9 +324,20 @@ _CLAIM_MODAL_EN: Final = re.compile(
 )
 _CLITIC: Final = r"(?:lo|la|los|las|le|les|se|me|te)?"
 _CLAIM_MODAL_ES: Final = re.compile(
-    rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)(?:\w+\s+)?(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+", _F
+    rf"{_MODAL_ES}\s+(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)(?:(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+\s+)?(?!{_CONTACT_VERBS_ES}{_CLITIC}\b)\w+",
+    _F,
 )
 _LEGAL_EN: Final = re.compile(_LEGAL_VOCAB_EN, _F)
+_TERM_VERB: Final = _rx(
+    r"\b(?:ends?|ended|lasts?|expires?|stops?|starts?|begins?|runs? out|is (?:over|done|lifted|cleared))\b",
+    r"\b(?:termina\w*|dura\w*|vence\w*|acaba\w*|empieza\w*|comienza\w*|caduca\w*|se (?:levanta|borra|quita)\w*)\b",
+)
+_DURATION: Final = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|thirty|un|una|dos|tres|cuatro|cinco"
+    r"|seis|siete|ocho|nueve|diez|doce|quince|treinta)[- ](?:business\s+)?(?:days?|weeks?|months?|years?|d[ií]as|semanas"
+    r"|meses|a[nñ]os)\b",
+    _F,
+)
 _LEGAL_ES: Final = re.compile(_LEGAL_VOCAB_ES, _F)
 # "le puede ayudar", "le puede decir": a pronoun before the modal, clearly a referral.
 _CONTACT_ONLY_ES: Final = re.compile(
@@ -334,6 +358,13 @@ def is_legal_claim(sentence: str) -> bool:
             return True
         vocab = _ORG_WORDS.sub(" ", clause)
         if _CLAIM_MODAL_EN.search(clause) and _LEGAL_EN.search(vocab):
+            return True
+        # a deadline or a term stated as a fact ("probation ends by itself after two years")
+        if (
+            _DURATION.search(clause)
+            and _TERM_VERB.search(clause)
+            and (_LEGAL_EN.search(vocab) or _LEGAL_ES.search(vocab))
+        ):
             return True
         if _CLAIM_MODAL_ES.search(clause) and _LEGAL_ES.search(vocab) and not _CONTACT_ONLY_ES.search(clause):
             return True
@@ -434,7 +465,11 @@ def _check_grounding(draft: Draft, sentence: Sentence, evidence: Sequence[Eviden
     if statement is not None:
         named = [r for r in records if r.slug == statement.entry]
         records = named or records
-    check = check_claim_against(sentence.prose, records, quote=statement.quote if statement else "")
+    others = [r for r in evidence if r.assertable and r not in records]
+    # "I can't tell if you qualify, but a petition is an option": the hedge is not part of the claim.
+    clauses = [c for c in _CLAUSE_SPLIT.split(sentence.prose) if c.strip() and not _HEDGE.search(c)]
+    prose = ", ".join(c.strip() for c in clauses) if clauses else sentence.prose
+    check = check_claim_against(prose, records, quote=statement.quote if statement else "", others=others)
     if check.outcome == "supported":
         return []
     rule = Rule.CONTRADICTED_CLAIM if check.outcome == "contradicted" else Rule.UNSUPPORTED_CLAIM

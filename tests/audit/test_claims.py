@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from audit.claims import Statement, check_claim, numbers_in, quote_in, stance_of
+from audit.claims import (
+    Statement,
+    check_claim,
+    check_claim_against,
+    clauses_of,
+    numbers_in,
+    quantities_in,
+    quote_in,
+    stance_of,
+)
 from audit.rules import check_draft
 from audit.types import AuditContext, EvidenceRecord, Verdict
 
@@ -112,3 +121,55 @@ def test_a_claim_citing_an_unassertable_entry_is_not_checked_twice():
         draft="You can vote on parole [Tex. Elec. Code § 11.002(a)(4)].", evidence=[record], context=ctx()
     )
     assert result.rules == {"fabricated_citation"}
+
+
+FEES = EvidenceRecord(
+    "tx-gov-508-182",
+    "Tex. Gov't Code § 508.182",
+    "u",
+    True,
+    summary="People on parole pay a $10 supervision fee and an $8 administrative fee each month. A parole panel may let the person defer payments.",
+)
+GUNS = EvidenceRecord(
+    "tx-penal-46-04",
+    "Tex. Penal Code § 46.04(a)",
+    "u",
+    True,
+    summary="A person with a felony conviction commits a third-degree felony by having a firearm before the fifth anniversary of release from prison or from parole, whichever is later. After that, possession is still illegal anywhere except the premises where the person lives.",
+)
+
+
+def test_numbers_are_compared_with_what_they_count():
+    assert quantities_in("a third-degree felony for five years") == {(3.0, "degree"), (5.0, "year")}
+    assert quantities_in("after one-third of the term") == {(1 / 3, "fraction")}
+    assert check_claim("You can't have a gun for three years after prison", GUNS).outcome == "contradicted"
+    assert check_claim("You can't have a gun for five years after prison or parole", GUNS).outcome == "supported"
+
+
+def test_each_clause_is_compared_with_its_own_best_support():
+    # one clause right, one opposite: the second is found although the first matches the entry well
+    check = check_claim("You pay a $10 supervision fee each month, but the panel cannot let you defer it", FEES)
+    assert check.outcome == "contradicted"
+    assert check_claim("You pay $10 a month for supervision, and the panel may let you defer it", FEES).outcome == (
+        "supported"
+    )
+    assert clauses_of("You pay $10 a month, and the panel may let you defer it; ask your officer", claim=True) == [
+        "You pay $10 a month",
+        "the panel may let you defer it",
+        "ask your officer",
+    ]
+
+
+def test_double_negatives_and_anywhere_are_read():
+    voting = "Being on parole doesn't stop you from voting in Texas"
+    assert check_claim(voting, VOTING).outcome == "contradicted"
+    assert check_claim("After five years from your release you can have a gun anywhere", GUNS).outcome == "contradicted"
+
+
+def test_a_claim_better_said_by_another_retrieved_entry_is_a_wrong_entry():
+    check = check_claim_against("You pay a $10 supervision fee every month", [VOTING], others=[FEES])
+    assert check.outcome in ("unsupported", "contradicted")
+    assert check.entry == "tx-elec-11-002"
+    assert check_claim_against("You pay a $10 supervision fee every month", [FEES], others=[VOTING]).outcome == (
+        "supported"
+    )
