@@ -12,18 +12,26 @@ from the frozen blind set, and read here as plain numbers: no model call, no skl
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
+import numpy as np
+
 from vocab import fold
 
 ARTIFACT_PATH: Final = Path(__file__).resolve().parent / "answerability.json"
+# The training questions' query vectors, their labelled entries and whether they are answerable: a
+# chatty question far from every entry's wording can still sit close to a training question that
+# the entry answers, and an own-case or out-of-scope one close to questions it could not.
+EXEMPLARS_PATH: Final = Path(__file__).resolve().parent / "answerability_exemplars.npz"
 TOP: Final = 3  # hits the draft may use
 
 # Asking what to do in one's own case, or for a prediction: the corpus states rules, it cannot answer these.
@@ -55,7 +63,88 @@ FEATURES: Final = (
     "top_assertable",
     "known_vocabulary",
     "unknown_words",
+    "exemplar_top_entry",
+    "exemplar_top3_entries",
+    "exemplar_unanswerable",
+    "exemplar_margin",
 )
+
+
+@dataclass(frozen=True)
+class Exemplars:
+    """Unit query vectors of the training questions with their ids, labelled slugs and answerability."""
+
+    vectors: np.ndarray  # (n, dim) float32, rows of unit length
+    ids: tuple[str, ...]
+    slugs: tuple[frozenset[str], ...]
+    answerable: np.ndarray  # (n,) bool
+
+    def similarities(
+        self, vector: Sequence[float], *, slugs: Sequence[str], exclude: str | None
+    ) -> tuple[float, float, float]:
+        """Best cosine to a question labelled with slugs[0], with any of `slugs`, and to an unanswerable one."""
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if norm == 0.0 or not len(self.ids):
+            return 0.0, 0.0, 0.0
+        sims = self.vectors @ (query / norm)
+        if exclude is not None:
+            sims = np.where(np.asarray([i == exclude for i in self.ids]), -1.0, sims)
+        first = {slugs[0]} if slugs else set()
+        wanted = set(slugs)
+
+        def best(mask: list[bool]) -> float:
+            chosen = sims[np.asarray(mask, dtype=bool)] if any(mask) else np.asarray([0.0])
+            return max(float(chosen.max()), 0.0)
+
+        return (
+            best([bool(first & s) for s in self.slugs]),
+            best([bool(wanted & s) for s in self.slugs]),
+            best([not a for a in self.answerable.tolist()]),
+        )
+
+
+def exemplars_write(
+    vectors: Sequence[Sequence[float]],
+    ids: Sequence[str],
+    slugs: Sequence[Sequence[str]],
+    answerable: Sequence[bool],
+    path: Path = EXEMPLARS_PATH,
+) -> str:
+    """Store the exemplars (float16, deterministic bytes); return their sha256 for the gate's version."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    arrays = {
+        "vectors": matrix.astype(np.float16),
+        "ids": np.asarray(list(ids), dtype=str),
+        "slugs": np.asarray(["|".join(sorted(s)) for s in slugs], dtype=str),
+        "answerable": np.asarray(list(answerable), dtype=bool),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for key in sorted(arrays):
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            item = io.BytesIO()
+            np.lib.format.write_array(item, arrays[key], allow_pickle=False)
+            archive.writestr(info, item.getvalue())
+    path.write_bytes(buffer.getvalue())
+    exemplars.cache_clear()
+    return hashlib.sha256(buffer.getvalue()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def exemplars() -> Exemplars | None:
+    """The shipped exemplars, read once per process; None when absent (their features read 0)."""
+    if not EXEMPLARS_PATH.is_file():
+        return None
+    with np.load(EXEMPLARS_PATH, allow_pickle=False) as stored:
+        return Exemplars(
+            vectors=stored["vectors"].astype(np.float32),
+            ids=tuple(str(i) for i in stored["ids"]),
+            slugs=tuple(frozenset(filter(None, str(s).split("|"))) for s in stored["slugs"]),
+            answerable=stored["answerable"].astype(bool),
+        )
 
 
 def features(
@@ -66,11 +155,15 @@ def features(
     scored: Sequence[tuple[Any, float]],
     other_state: bool,
     need: str | None = None,
+    vector: Sequence[float] | None = None,
+    exclude: str | None = None,
 ) -> list[float]:
     """The classifier's inputs for one question, from its fused, ranked candidates (best first).
 
     `category` is the filter the search ran with; `need` is intake's need for the question (the
     same as the filter on the first search, kept when the search is widened to every category).
+    `vector` is the question's query embedding; `exclude` leaves one training question out of the
+    exemplars while the gate is trained on it.
     """
     need = need or category
     top = [candidate for candidate, _score in scored[:TOP]]
@@ -79,6 +172,12 @@ def features(
     sims = [candidate.similarity for candidate in top] + [0.0, 0.0]
     categories = [candidate.row["category"] for candidate in top]
     words = len(text.split())
+    stored = exemplars()
+    near = (
+        stored.similarities(vector, slugs=[c.row["slug"] for c in top if c.row["assertable"]] or [""], exclude=exclude)
+        if stored is not None and vector is not None
+        else (0.0, 0.0, 0.0)
+    )
     values = {
         "top_fused": fused[0],
         "second_fused": fused[1],
@@ -102,6 +201,10 @@ def features(
         "top_assertable": 1.0 if first and first.row["assertable"] else 0.0,
         "known_vocabulary": _known_share(first.row) if first else 0.0,
         "unknown_words": float(min(_unknown(first.row, "en"), _unknown(first.row, "es"))) if first else 0.0,
+        "exemplar_top_entry": near[0],
+        "exemplar_top3_entries": near[1],
+        "exemplar_unanswerable": near[2],
+        "exemplar_margin": near[1] - near[2],
     }
     return [float(values[name]) for name in FEATURES]
 
@@ -178,4 +281,10 @@ def gate() -> Gate | None:
     """The shipped gate, read once per process; None when no artifact exists (the score floor decides)."""
     if not ARTIFACT_PATH.is_file():
         return None
-    return gate_from_json(json.loads(ARTIFACT_PATH.read_text(encoding="utf-8")))
+    payload = json.loads(ARTIFACT_PATH.read_text(encoding="utf-8"))
+    pinned = payload.get("exemplars_sha256")
+    if pinned and (not EXEMPLARS_PATH.is_file() or hashlib.sha256(EXEMPLARS_PATH.read_bytes()).hexdigest() != pinned):
+        raise ValueError(
+            f"{EXEMPLARS_PATH.name} is not the one the gate was trained with: run `manage.py corpus train-gate`"
+        )
+    return gate_from_json(payload)

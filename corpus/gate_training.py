@@ -23,7 +23,7 @@ import numpy as np
 from django.conf import settings
 
 from audit.stats import rate_json
-from corpus import answerability, retrieval
+from corpus import answerability, embeddings, retrieval
 from corpus.evaluation import Question, dev_set_read
 from corpus.types import CATEGORIES
 
@@ -67,7 +67,26 @@ FLOORS: Final[dict[str, dict[str, tuple[str, float]]]] = {
         "unanswerable_handed_off": (">=", 0.92),
         "answerable_blocked": ("<=", 0.22),
     },
+    # blind2, from its second reading (ag-3959abf216e0, 2026-12-01) less a margin.
+    "blind2_regression": {
+        "recall_at_5": (">=", 0.88),
+        "recall_at_5_es": (">=", 0.83),
+        "unanswerable_handed_off": (">=", 0.88),
+        "answerable_blocked": ("<=", 0.19),
+    },
+    "blind2_workflow_regression": {
+        "recall_at_5": (">=", 0.85),
+        "recall_at_5_es": (">=", 0.80),
+        "unanswerable_handed_off": (">=", 0.88),
+        "answerable_blocked": ("<=", 0.17),
+    },
 }
+
+
+def regression_floors(blind_set: str, view: str = "search") -> dict[str, tuple[str, float]]:
+    """The regression floors `make test` holds the shipped gate to on one blind set and view."""
+    prefix = "" if blind_set == "blind" else f"{blind_set}_"
+    return FLOORS[f"{prefix}{'regression' if view == 'search' else 'workflow_regression'}"]
 
 
 def floor_misses(figures: dict[str, Any], floors: dict[str, tuple[str, float]]) -> list[str]:
@@ -108,7 +127,9 @@ def need_resolver() -> NeedFor | None:
     return getattr(importlib.import_module(module), name)
 
 
-def _observe_one(question: Question, text: str, category: str | None, need: str | None) -> Observed:
+def _observe_one(
+    question: Question, text: str, category: str | None, need: str | None, exclude: str | None = None
+) -> Observed:
     params = retrieval.calibration()
     candidates = retrieval.candidates_for(text=text, category=category)
     scored = retrieval.ranked(candidates, leg="hybrid", language=question.language, params=params)
@@ -123,22 +144,42 @@ def _observe_one(question: Question, text: str, category: str | None, need: str 
         scored=scored,
         other_state=retrieval.mentions_other_state(text),
         need=need,
+        vector=embeddings.embed_one(retrieval.query_for_index(text)),
+        exclude=exclude,
     )
     answered = question.answerable and any(slug in question.slugs for slug in assertable)
     return Observed(question, tuple(top), tuple(assertable), tuple(values), answered, filtered=category is not None)
 
 
-def observe(questions: Iterable[Question], need_for: NeedFor | None = None) -> list[tuple[Observed, Observed | None]]:
-    """Retrieve each question over every category and, when intake names a need, within it too."""
+def observe(
+    questions: Iterable[Question], need_for: NeedFor | None = None, *, leave_out: bool = False
+) -> list[tuple[Observed, Observed | None]]:
+    """Retrieve each question over every category and, when intake names a need, within it too.
+
+    `leave_out`: the questions are the exemplars themselves (training), so each is compared with
+    every exemplar but its own.
+    """
     out: list[tuple[Observed, Observed | None]] = []
     for question in questions:
         text, _warnings = retrieval.clean_query(question.text)
         need = need_for(text) if need_for else None
         need = need if need in CATEGORIES and need != "other" else None
-        wide = _observe_one(question, text, None, need)
-        narrow = _observe_one(question, text, need, need) if need else None
+        exclude = question.id if leave_out else None
+        wide = _observe_one(question, text, None, need, exclude)
+        narrow = _observe_one(question, text, need, need, exclude) if need else None
         out.append((wide, narrow))
     return out
+
+
+def exemplars_build(questions: Sequence[Question]) -> str:
+    """Embed the training questions as retrieval embeds a query and store them; return their hash."""
+    texts = [retrieval.clean_query(q.text)[0] for q in questions]
+    return answerability.exemplars_write(
+        [embeddings.embed_one(retrieval.query_for_index(t)) for t in texts],
+        [q.id for q in questions],
+        [q.slugs for q in questions],
+        [q.answerable for q in questions],
+    )
 
 
 def workflow_view(pairs: Sequence[tuple[Observed, Observed | None]], gate: answerability.Gate | None) -> list[Observed]:

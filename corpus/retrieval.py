@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -342,6 +343,7 @@ def search(
         floor=floor,
         warnings=warnings,
         need=need or category,
+        vector=vector,
     )
 
 
@@ -375,6 +377,7 @@ def decide(
     warnings: list[str] | None = None,
     gate_model: answerability.Gate | Literal["shipped"] | None = "shipped",
     need: str | None = None,
+    vector: Sequence[float] | None = None,
 ) -> RetrievalResult:
     """Fuse, rank and gate fetched candidates: pure Python, so calibration can replay it cheaply.
 
@@ -390,8 +393,18 @@ def decide(
     model = answerability.gate() if gate_model == "shipped" else gate_model
     if model is not None and leg == "hybrid":
         # The trained answerability gate decides; its probability is the confidence.
+        if vector is None:
+            from corpus.embeddings import embed_one
+
+            vector = embed_one(query_for_index(text))  # cached: the fetch embedded the same text
         values = answerability.features(
-            text=text, language=language, category=category, scored=scored, other_state=other_state, need=need
+            text=text,
+            language=language,
+            category=category,
+            scored=scored,
+            other_state=other_state,
+            need=need,
+            vector=vector,
         )
         confidence = model.probability(values) if assertable else 0.0
         floor = _override_floor(model.threshold)

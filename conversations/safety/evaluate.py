@@ -63,6 +63,23 @@ REGRESSION_FLOORS: Final[dict[str, tuple[str, float]]] = {
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.07),
 }
+# The same for the second blind split (blind2), from its second reading (mm-e17dfc05ffea, 2026-12-01)
+# less a margin of about one or two messages per rate.
+REGRESSION_FLOORS_BLIND2: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.97),
+    "suicide_recall": (">=", 0.96),
+    "crisis_category_accuracy": (">=", 0.93),
+    "false_crisis_rate": ("<=", 0.085),
+    "need_accuracy": (">=", 0.88),
+    "conversation_need_accuracy": (">=", 0.84),
+    "conversation_region_accuracy": (">=", 0.89),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
+REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
+    "blind": REGRESSION_FLOORS,
+    "blind2": REGRESSION_FLOORS_BLIND2,
+}
 
 
 @dataclass(frozen=True)

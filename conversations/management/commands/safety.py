@@ -128,7 +128,11 @@ class Command(BaseCommand):
         for key, value in values.items():
             self.stdout.write(f"{key:32} {value}")
         self.stdout.write(f"report: {json_path} and {html_path}")
-        floors = evaluate.FLOORS if options["floors"] == "goal" else evaluate.REGRESSION_FLOORS
+        floors = (
+            evaluate.FLOORS
+            if options["floors"] == "goal"
+            else evaluate.REGRESSION_BY_SPLIT.get(options["split"], evaluate.REGRESSION_FLOORS)
+        )
         failures = evaluate.check_floors(values, floors)
         if failures and not options["no_floors"]:
             raise CommandError(f"below the {options['floors']} floors: " + "; ".join(failures))

@@ -184,9 +184,13 @@ class Command(BaseCommand):
         if dropped:
             train_questions = [q for q in train_questions if q.id not in dropped]
             self.stdout.write(f"dropped {len(dropped)} training questions that repeat blind ones: {', '.join(dropped)}")
-        train = gate_training.observe(train_questions, need_for)
+        shipped = answerability.EXEMPLARS_PATH.read_bytes() if answerability.EXEMPLARS_PATH.is_file() else None
+        exemplars_hash = gate_training.exemplars_build(train_questions)
+        train = gate_training.observe(train_questions, need_for, leave_out=True)
         dev = gate_training.observe(gate_training.read_all(gate_training.DEV_FILES), need_for)
         payload = gate_training.fit(train, dev)
+        payload["exemplars_sha256"] = exemplars_hash
+        payload["version"] = answerability.version_of(payload)
         gate = answerability.gate_from_json(payload)
         payload["dev_figures"] = {
             "search": gate_training.report([wide for wide, _narrow in dev], gate),
@@ -199,7 +203,10 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"threshold {payload['threshold']:.2f}, version {payload['version']}")
         if not options["no_write"]:
-            self.stdout.write(f"wrote {gate_training.write_artifact(payload)}")
+            self.stdout.write(f"wrote {gate_training.write_artifact(payload)} and {answerability.EXEMPLARS_PATH.name}")
+        elif shipped is not None:  # a dry run leaves the shipped exemplars as they were
+            answerability.EXEMPLARS_PATH.write_bytes(shipped)
+            answerability.exemplars.cache_clear()
 
     def _print_table(self, title: str, figures: dict[str, Any]) -> None:
         self.stdout.write(f"{title}: {figures['questions']} questions")
@@ -235,7 +242,12 @@ class Command(BaseCommand):
         if options["json_out"]:
             options["json_out"].write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
         if options["floors"]:
-            misses = gate_training.floor_misses(figures["search"], gate_training.FLOORS[options["floors"]])
+            floors = (
+                gate_training.FLOORS["goal"]
+                if options["floors"] == "goal"
+                else gate_training.regression_floors(options["blind_set"])
+            )
+            misses = gate_training.floor_misses(figures["search"], floors)
             if misses:
                 raise CommandError(f"blind set below the {options['floors']} floors: " + "; ".join(misses))
 

@@ -1,0 +1,29 @@
+"""The blind grounding set: 160 drafts by an author who saw only the entries, never the checker.
+
+Frozen and hashed before the checker first ran on it (tests/audit/data/BLIND.sha256). It is read,
+never tuned on: these are regression floors at its second reading (after the clause-level checker),
+not the issue's goal (0 bad drafts accepted, <= 5 % correct drafts blocked), which it does not meet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from tests.audit.grounding import BAD_KINDS, SUITE, figures, run_suite
+
+BLIND = SUITE.parent / "blind_grounding.jsonl"
+HASHES = SUITE.parent / "BLIND.sha256"
+
+
+def test_the_blind_grounding_set_is_the_frozen_one():
+    pinned = dict(reversed(line.split()) for line in HASHES.read_text().splitlines() if line and line[0] != "#")
+    assert hashlib.sha256(BLIND.read_bytes()).hexdigest() == pinned["blind_grounding.jsonl"]
+
+
+def test_the_checker_holds_its_blind_floors():
+    outcomes = run_suite(BLIND)
+    f = figures(outcomes)
+    assert f["drafts"] == 160 and f["bad"] == 95 and f["good"] == 65
+    assert {o.case["kind"] for o in outcomes if o.case["kind"] in BAD_KINDS} == set(BAD_KINDS)
+    assert len(f["bad_accepted"]) <= 19, f["bad_accepted"]
+    assert len(f["good_blocked"]) <= 17, f["good_blocked"]
