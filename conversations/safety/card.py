@@ -37,8 +37,10 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "## Data",
         f"- train: {data.get('train_size')} messages, hash `{data.get('train_hash', '')[:16]}`",
         f"- dev (threshold choice only): {data.get('dev_size')} messages, hash `{data.get('dev_hash', '')[:16]}`",
-        "- blind split: written by a separate author given only ../shared/LABELING.md, frozen and hashed "
-        "(conversations/safety/data/BLIND.sha256) before the first training run; never trained or tuned on.",
+        "- blind splits: each written by a separate author given only ../shared/LABELING.md, frozen and hashed "
+        "(conversations/safety/data/BLIND.sha256) before it was first read; never trained or tuned on. The first "
+        "(`blind_*`) was read four times while tuning, so it is no longer blind; the second (`blind2_*`, 480 messages "
+        "and 70 conversations by a new author) is the one reported below.",
         "",
         "## Thresholds (chosen on dev)",
     ]
@@ -52,7 +54,7 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         messages = report["messages"]
         lines += [
             "",
-            f"## Blind split (model `{report.get('model_version')}`)",
+            f"## Blind split `{report.get('split')}` (model `{report.get('model_version')}`, Wilson 95 % in the JSON report)",
             "",
             "| metric | value |",
             "| --- | --- |",
@@ -113,7 +115,16 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
     lines += [
         "",
         "## Blind reads (each one disclosed)",
-        "The blind split is read once per shipped model, after every choice for it was made on train/dev.",
+        "A blind split is read once per shipped model, after every choice for it was made on train/dev.",
+        "### blind2 (the one reported on)",
+        "- Read 1, the then-shipped model `mm-723fe2d807cd` with the old rules, before anything was changed: crisis",
+        "  recall 0.992 (126/127), suicide 0.966 (28/29), category 0.937, false crisis 0.088 (31/353; rules alone 13,",
+        "  model alone 19), need 0.892; conversations: need 0.876, region 0.908.",
+        "- Read 2, `mm-e17dfc05ffea`: trained with a fourth author's 900 messages (350 hard negatives), C_CRISIS 16",
+        "  (dev), and crisis rules that cancel the narrow contexts LABELING.md calls `none` (idioms, research",
+        "  questions, asking how to help someone else; rule false alarms on train+dev 104 -> 39 of 4,890): the tables",
+        "  above. False crisis is still above 0.05.",
+        "### blind (first split, no longer blind)",
         "- Read 1, model `mm-723fe2d807cd` (first model): crisis recall 0.977, suicide recall 0.941, false crisis",
         "  0.073, need accuracy 0.852; conversations: need 0.767, region 0.953, false crisis 0.153.",
         "- Read 2, model `mm-8a8c6ff15494` (not shipped): trained with 102 more hard negatives (vague distress,",
@@ -122,12 +133,16 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "  crisis 0.120. Rejected because crisis recall fell below the shipped model's 0.977 (a rule set before the read).",
         "- Read 3, the shipped model with the new conversation context (a carried crisis ends when the help came or the",
         "  subject changes; a message that only says where the person is keeps the need; chosen on dev conversations):",
-        "  the tables above. The context rules changed nothing measurable on the blind conversations.",
+        "  crisis recall 0.977, false crisis 0.073, need 0.850; conversations need 0.767. The context rules changed",
+        "  nothing measurable on the blind conversations.",
+        "- Read 4 with a candidate model (not shipped), read 5 with `mm-e17dfc05ffea` (after blind2 was read):",
+        "  crisis recall 0.985, suicide 0.941, false crisis 0.060, need 0.848; conversations need 0.751.",
         "",
         "## Known limits (read with the blind figures)",
-        "- The goals of the issue are not all met: suicide recall is below 1.00, false crises are above 0.05",
-        "  (recall-first thresholds plus the rules' own false alarms), and per-turn need on conversations is",
-        "  below 0.85. `make validate` fails on those; `make test` holds the model to its first blind measurement.",
+        "- On blind2 every goal of the issue is met except false crises (0.071 > 0.05: recall-first thresholds",
+        "  plus the rules' own false alarms). `make validate` fails on it; `make test` holds the model to regression",
+        "  floors on both splits. The first split (read five times) still shows suicide recall 0.94 and per-turn",
+        "  need 0.75 on its conversations: a sign of how far one author's set can sit from another's.",
         '- Vague distress without danger ("things are hard right now") can raise a false crisis: the training',
         "  data has few neutral vague messages. A false alarm costs a gentle handoff; a miss can cost a life.",
         "- After a crisis turn, every next message keeps the crisis line unless it is a thank-you, says the",
@@ -167,7 +182,13 @@ def render_data_card(sets: dict[str, list[Any]]) -> str:
         "  model trained with them read lower blind crisis recall (see MODEL_CARD.md, read 2).",
         "- **blind split** (`blind_messages.jsonl`, `blind_conversations.jsonl`): written by two separate helpers given",
         "  only LABELING.md (no code, no rules, no training data), frozen and hashed in `BLIND.sha256` before the first",
-        "  training run. Never trained or tuned on; `safety train` refuses overlapping training data.",
+        "  training run. Never trained or tuned on; `safety train` refuses overlapping training data. Read four",
+        "  times while tuning, so no longer blind.",
+        "- **train_messages2** (`sources/train_messages2.jsonl`, 900: 350 hard negatives, 300 crises, 250 needs) and",
+        "  **dev_conversations2.jsonl** (90 conversations, dev only): a fourth author given only LABELING.md.",
+        "- **blind2 split** (`blind2_messages.jsonl`, `blind2_conversations.jsonl`): a new author given only",
+        "  LABELING.md, frozen and hashed before any model was trained or tuned with it in view (authors' notes in",
+        "  `authors/`). The split reported on.",
         "",
     ]
     for name, rows in sets.items():

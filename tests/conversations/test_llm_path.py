@@ -217,7 +217,7 @@ def test_the_auditor_sees_the_evidence_text_and_a_strict_schema_and_one_unknown_
             },
         ),
     )
-    turn = run("I need a birth certificate in Dallas")
+    turn = run("can I get my birth certificate with my TDCJ ID in Dallas")  # a rule the corpus answers
     auditor = next(
         body for body in fake_anthropic.requests if (body.get("tool_choice") or {}).get("name") == "report_findings"
     )

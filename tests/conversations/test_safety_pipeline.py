@@ -15,15 +15,19 @@ from resources.taxonomy import NEED_CATEGORIES
 
 
 def _all_blind() -> list[Message]:
-    return data.read_messages(data.BLIND_MESSAGES) + [
-        t for c in data.read_conversations(data.BLIND_CONVERSATIONS) for t in c
-    ]
+    return data.every_blind_message()
 
 
-def test_the_blind_split_is_byte_for_byte_the_frozen_one() -> None:
+def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
     data.verify_blind()
     pinned = data.blind_hashes()
-    assert set(pinned) == {"blind_messages.jsonl", "blind_conversations.jsonl"}
+    assert set(pinned) == {
+        "blind_messages.jsonl",
+        "blind_conversations.jsonl",
+        "blind2_messages.jsonl",
+        "blind2_conversations.jsonl",
+    }
+    assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
 
 def test_a_changed_blind_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,8 +57,9 @@ def test_a_changed_blind_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
 def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
     train_rows, dev_rows, blind = data.read_messages(data.TRAIN), data.read_messages(data.DEV), _all_blind()
     assert len(train_rows) >= 3000
-    assert len(data.read_messages(data.BLIND_MESSAGES)) >= 400
-    assert len(data.read_conversations(data.BLIND_CONVERSATIONS)) >= 60
+    for messages_file, conversations_file in data.BLIND_SETS.values():
+        assert len(data.read_messages(messages_file)) >= 400
+        assert len(data.read_conversations(conversations_file)) >= 60
     assert not {m.id for m in train_rows} & {m.id for m in dev_rows}
     data.assert_disjoint(train_rows + dev_rows, blind)
     spanish = sum(m.language == "es" for m in train_rows) / len(train_rows)
