@@ -317,9 +317,13 @@ def _medicare_ids(text: str) -> list[_Span]:
     ]
 
 
+# A national number written unbroken with its trunk prefix: "07289025797" (UK mobile), "0443302925".
+_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.,\-])0\d{9,10}(?![\w/:\-]|[.,]\d)")
+
+
 def _grouped_phones(text: str) -> list[_Span]:
     """Phone numbers in foreign groupings; eight or more digits, or seven after a '+' country code."""
-    spans: list[_Span] = []
+    spans: list[_Span] = [(m.start(), m.end(), "PHONE") for m in _TRUNK_PHONE.finditer(text)]
     for m in _PHONE_GROUPED.finditer(text):
         value = m.group(0)
         digits = re.sub(r"\D", "", re.sub(r"(?:x|ext\.?)\s?\d+$", "", value, flags=re.IGNORECASE))
