@@ -432,9 +432,10 @@ _UNIT_TAIL: Final = re.compile(
     r"[ \t]*,?[ \t]*(?:apt|apartment|unit|ste|suite|#|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?\b", _I
 )
 _TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,2}}")
-# A house number, capitalised or foreign street words and a number: "312 Bécsi utca 35", "271 Gosposka ulica 61".
+# A house number, capitalised or foreign street words and a number: "312 Bécsi utca 35", "271 Gosposka ulica 61"
+# (four digits at most: five after a city is its ZIP).
 _NUMBER_WORDS_NUMBER: Final = re.compile(
-    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?)(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,5}}\b\.?(?![\d:/]|[.,]\d)"
+    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?)(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}\b\.?(?![\d:/]|[.,]\d)"
 )
 # A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
 _NAME_NUMBER_CUED: Final = re.compile(
@@ -475,7 +476,10 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
             spans.append((m.start(), t.end(), "ADDRESS"))
     for m in _NUMBER_WORDS_NUMBER.finditer(text):
         words = m.group(0).split()[1:-1]
-        if any(w.lower().rstrip(".") in _NOT_STREET_NAME for w in words) or _looks_like_year(m.group(0).split()[-1]):
+        # A state code or a ZIP after the words is the city line ("Airline Dr Houston 77037", "Huntsville TX").
+        if any(w.lower().rstrip(".") in _NOT_STREET_NAME or re.fullmatch(r"[A-Z]{2}", w) for w in words):
+            continue
+        if _looks_like_year(m.group(0).split()[-1]):
             continue
         spans.append((m.start(), m.end(), "ADDRESS"))
     for m in _NAME_NUMBER_CUED.finditer(text):
