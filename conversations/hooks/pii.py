@@ -11,6 +11,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 import phonenumbers
@@ -316,9 +317,13 @@ def _medicare_ids(text: str) -> list[_Span]:
     ]
 
 
+# A national number written unbroken with its trunk prefix: "07289025797" (UK mobile), "0443302925".
+_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.,\-])0\d{9,10}(?![\w/:\-]|[.,]\d)")
+
+
 def _grouped_phones(text: str) -> list[_Span]:
     """Phone numbers in foreign groupings; eight or more digits, or seven after a '+' country code."""
-    spans: list[_Span] = []
+    spans: list[_Span] = [(m.start(), m.end(), "PHONE") for m in _TRUNK_PHONE.finditer(text)]
     for m in _PHONE_GROUPED.finditer(text):
         value = m.group(0)
         digits = re.sub(r"\D", "", re.sub(r"(?:x|ext\.?)\s?\d+$", "", value, flags=re.IGNORECASE))
@@ -382,8 +387,148 @@ def _dates(text: str) -> list[_Span]:
 _LEADING_NUMBER: Final = re.compile(r"(?<![\w.,:/$\-])\d{1,6}[ \t]+$")
 
 
+@lru_cache(maxsize=1)
+def _street_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Street types from Faker's address providers (pinned): title-case suffixes and lower-case foreign ones.
+
+    The English list ("Locks", "Manors", "Heights") is matched only in title case after a house number or
+    as the second street of a corner, so "the park" or "a walk" stay; the foreign ones ("utca", "vej",
+    "gatan", "straat") only between a house number and a number.
+    """
+    from faker.providers.address import da_DK, en_AU, en_GB, en_US, hu_HU, nl_NL, no_NO, sv_SE  # noqa: PLC0415 - Faker's street lists load once, on first use  # noqa: PLC0415 - same
+
+    title = {w.strip() for m in (en_US, en_GB, en_AU) for w in m.Provider.street_suffixes if w.strip()[:1].isupper()}
+    title -= _STREET_NOT_TYPE
+    foreign = {w.strip().lower() for m in (da_DK, hu_HU, nl_NL, no_NO, sv_SE) for w in m.Provider.street_suffixes}
+    foreign |= {
+        "ulica",
+        "ul.",
+        "u.",
+        "gate",
+        "veg",
+        "vei",
+        "veien",
+        "terrasse",
+        "rue",
+        "via",
+        "rua",
+        "calle",
+        "strasse",
+        "straße",
+    }
+    alt = "|".join(re.escape(w) for w in sorted(title, key=len, reverse=True))
+    low = "|".join(re.escape(w) for w in sorted(foreign, key=len, reverse=True))
+    return re.compile(rf"(?-i:{alt})\b"), re.compile(rf"(?:{low})(?![\w])", re.IGNORECASE)
+
+
+# Faker street suffixes that are too often an ordinary word after a number ("2 Points", "3 Ways").
+_STREET_NOT_TYPE: Final = frozenset(
+    {"Points", "Ways", "Rest", "Light", "Lights", "Key", "Keys", "Well", "Wells", "Run"}
+)
+_TITLE_WORD = r"[A-ZÀ-ÖØ-Þ\u0370-\u03ff][^\W\d_][\w'\-]*"
+# After a street: a second street-type phrase ("James Street Inalén Fort", "Industrivej 82 Filemonsen Shore"),
+# or a unit ("Apt. 297", "Suite 058") or a military box ("Unit 3848 Box 3726").
+_UNIT_TAIL: Final = re.compile(
+    r"[ \t]*,?[ \t]*(?:apt|apartment|unit|ste|suite|#|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?\b", _I
+)
+_TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,2}}")
+# A house number, capitalised or foreign street words and a number: "312 Bécsi utca 35", "271 Gosposka ulica 61"
+# (four digits at most: five after a city is its ZIP).
+_NUMBER_WORDS_NUMBER: Final = re.compile(
+    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?)(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}\b\.?(?![\d:/]|[.,]\d)"
+)
+# A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
+_NAME_NUMBER_CUED: Final = re.compile(
+    rf"\b(?:on|of|at|to|in|is|live|lives|with|address:?)\s+(?:the\s+)?"
+    rf"((?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
+)
+# Title-case words that name a thing with a number, not a street: "Unit 12", "Chapter 7", "Highway 6".
+_NOT_STREET_NAME: Final = frozenset(
+    """unit units chapter section sec room tier region highway hwy fm route rt step level grade page article art rule
+    form cell pod dorm bay exit class phase day days week weeks title code bus line number no ward district
+    precinct court building bldg floor suite apt apartment lot block box psc cr county us i interstate loop spur
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december covid version part item question option plan tier stage year years age
+    the a an my his her their our i""".split()
+)
+# The labelled corner of two streets: "the corner of 1356 Impala St and Sara Locks".
+_CORNER: Final = re.compile(r"\b(?:the\s+)?corner\s+of\s+", _I)
+_CORNER_SECOND: Final = re.compile(
+    rf"(?:\s+{_STREET_TYPES}\.?)?\s+(?:and|&|y)\s+((?:{_TITLE_WORD}\s+){{0,2}}{_TITLE_WORD})", _I
+)
+# A house number before a French or Portuguese street: "46 rue Nationale", "130 Rue du Maroc", "R Luís Camões 81".
+_PREFIX_STREET: Final = re.compile(
+    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:rue|chemin|boulevard|bd|rua|travessa|largo|alameda|pra[cç]a)\s+"
+    rf"(?:(?:de\s+la|de\s+l'|du|des|de|da|do|dos|das|d')\s*)?{_TITLE_WORD}(?:\s+{_TITLE_WORD})?|"
+    rf"\b(?-i:R|Av)\.?\s+{_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,2}}\s+\d{{1,5}}\b",
+    _I,
+)
+# Military mail: "USS Lindqvist", "USNS Fenstermacher" on the line before "FPO AE 67601".
+_SHIP: Final = re.compile(rf"\b(?-i:USNS|USS|USCGC)\s+{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)")
+
+
+def _street_suffix_addresses(text: str) -> list[_Span]:
+    title, foreign = _street_words()
+    spans: list[_Span] = []
+    for m in re.finditer(rf"\b\d{{1,6}}(?:\s+\d{{1,4}})?\s+(?:{_TITLE_WORD}\s+){{1,3}}", text):
+        t = title.match(text, m.end())
+        if t:
+            spans.append((m.start(), t.end(), "ADDRESS"))
+    for m in _NUMBER_WORDS_NUMBER.finditer(text):
+        words = m.group(0).split()[1:-1]
+        # A state code or a ZIP after the words is the city line ("Airline Dr Houston 77037", "Huntsville TX").
+        if any(w.lower().rstrip(".") in _NOT_STREET_NAME or re.fullmatch(r"[A-Z]{2}", w) for w in words):
+            continue
+        if _looks_like_year(m.group(0).split()[-1]):
+            continue
+        spans.append((m.start(), m.end(), "ADDRESS"))
+    for m in _NAME_NUMBER_CUED.finditer(text):
+        words = m.group(1).split()
+        if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
+            continue
+        if _looks_like_year(words[-1]) or (len(words) == 2 and not foreign.search(m.group(1)) and len(words[-1]) < 2):
+            continue
+        spans.append((m.start(1), m.end(1), "ADDRESS"))
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _PREFIX_STREET.finditer(text)]
+    for m in _SHIP.finditer(text):
+        spans.append((m.start(), m.end(), "ADDRESS"))
+    return spans
+
+
+def _looks_like_year(number: str) -> bool:
+    digits = number.rstrip(".")
+    return len(digits) == 4 and digits[:2] in ("19", "20")
+
+
+def _extend(text: str, spans: list[_Span]) -> list[_Span]:
+    """Grow each address over what belongs to its street line: units, a second street-type phrase, a corner."""
+    title, _ = _street_words()
+    out: list[_Span] = []
+    for start, stop, k in spans:
+        s, e = start, stop
+        while True:
+            unit = _UNIT_TAIL.match(text, e)
+            if unit:
+                e = unit.end()
+                continue
+            tail = _TITLE_TAIL.match(text, e)
+            street = title.match(text, tail.end()) if tail else None
+            if street is None:
+                break
+            e = street.end()
+        corner = _CORNER.search(text, max(0, s - 20), s)
+        if corner and corner.end() == s:
+            second = _CORNER_SECOND.match(text, e)
+            s = corner.start()
+            if second:
+                e = second.end(1)
+        out.append((s, e, k))
+    return out
+
+
 def _addresses(text: str) -> list[_Span]:
     spans = [(m.start(), m.end(), "ADDRESS") for m in _ADDRESS.finditer(text)]
+    spans += _street_suffix_addresses(text)
     spans += [(m.start(1), m.end(1), "ADDRESS") for m in _ADDRESS_NAME_FIRST.finditer(text)]
     for m in _ADDRESS_CONTEXT.finditer(text):
         # A typed street already ends the address; the words after it are the city, which stays.
@@ -394,7 +539,12 @@ def _addresses(text: str) -> list[_Span]:
         # A bare number right before a street ("22638 25 Kogil Street") is part of the same address.
         lead = _LEADING_NUMBER.search(text, max(0, s - 12), s)
         out.append((lead.start() if lead else s, e - (len(text[s:e]) - len(text[s:e].rstrip())), k))
-    return out
+    return _extend(text, out)
+
+
+def _house_number(text: str, phone: _Span, addresses: list[_Span]) -> bool:
+    start, end, _ = phone
+    return any(s <= start and end < e and re.match(r"[ \t]+[^\W\d_]", text[end:e]) is not None for s, e, _ in addresses)
 
 
 def _names(text: str) -> list[_Span]:
@@ -506,7 +656,11 @@ def _detect(text: str) -> tuple[list[_Span], list[_Span]]:
         spans += _long_numbers(text, unlabelled)
         spans += _phones(text)
         spans += _dates(text)
-        spans += _addresses(text)
+        addresses = _addresses(text)
+        # Two numbers before a street ("1222 4146 Port Washington Road") read as a phone number; inside an
+        # address whose street words follow them, they are the house number.
+        spans = [s for s in spans if s[2] != "PHONE" or not _house_number(text, s, addresses)]
+        spans += addresses
     spans += _names(text)
     return spans, unlabelled
 

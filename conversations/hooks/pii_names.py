@@ -123,6 +123,48 @@ def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(given - _STOP), frozenset(family - _STOP)
 
 
+@lru_cache(maxsize=1)
+def _wide_lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """Given names and surnames from every Faker person locale in Latin script, less ordinary words.
+
+    Wider than `_lexicon` (people texting Pathways come from everywhere), so it is used only where a
+    second signal agrees: a known surname after a known given name, a name line, a cue word before it.
+    spaCy's English and Spanish stop-word lists remove the names that are also function words ("Will", "Can").
+    """
+    import importlib  # noqa: PLC0415 - Faker's locale modules load once, on first use
+    import pkgutil  # noqa: PLC0415 - same
+
+    from faker.providers import person  # noqa: PLC0415 - same
+    from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP  # noqa: PLC0415 - same
+    from spacy.lang.es.stop_words import STOP_WORDS as ES_STOP  # noqa: PLC0415 - same
+
+    given: set[str] = set()
+    family: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):
+        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
+        for attr, into in (
+            ("first_names", given),
+            ("first_names_male", given),
+            ("first_names_female", given),
+            ("last_names", family),
+        ):
+            names = getattr(provider, attr, ())
+            if isinstance(names, (dict, list, tuple, set, frozenset)):
+                into.update(n.lower() for n in names if _LATIN.fullmatch(n))
+    drop = _STOP | EN_STOP | ES_STOP | _NOT_NAME_EXTRA
+    base_given, base_family = _lexicon()
+    return frozenset((given | base_given) - drop), frozenset((family | base_family) - drop)
+
+
+_LATIN: Final = re.compile(r"[A-Za-zÀ-ÖØ-öø-ɏ][A-Za-zÀ-ÖØ-öø-ɏ'\-]+")
+# Faker names that are mostly ordinary words or places in these messages.
+_NOT_NAME_EXTRA: Final = frozenset(
+    """art june april august hope love park job will may rose grant mark bill faith grace joy summer
+    texas dallas houston austin tyler victoria laredo irving marshall paris lincoln jackson
+    county city street road court center north south east west new san santa""".split()
+)
+
+
 def _looks_like_name(word: str, lexicon_only: bool = False) -> bool:
     bare = word.rstrip(".")
     low = bare.lower()
@@ -185,8 +227,8 @@ def _skip_titles(text: str, pos: int) -> int:
 # A known given name, an optional initial, and a capitalised surname, in any context: "Matej Jurković",
 # "Sue D Hague". Place words after it ("Tyler Junior College", "Austin Street") veto it.
 _FULL_NAME: Final = re.compile(
-    r"(?<![\w'\-])([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'\-]+)\s+(?:[A-Z]\.?\s+)?(?:(?:van|von|de|del|la|da|di)\s+)?"
-    r"([A-ZÀ-ÖØ-Þ][\w'\-]*[a-zß-öø-ÿ][\w'\-]*)"
+    r"(?<![\w'\-])([A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f'\-]+)\s+(?:[A-Z]\.?\s+)?(?:(?:van|von|de|del|la|da|di)\s+)?"
+    r"([A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]*[a-zß-öø-ÿ\u0100-\u017f][\w'\-]*)"
 )
 _PLACE_AFTER: Final = re.compile(
     r"\s*(?:,\s*)?(?:st|street|rd|road|ave|avenue|blvd|dr|drive|ln|lane|county|co|tx|texas|unit|center|centre|"
@@ -202,10 +244,18 @@ _SAINT_BEFORE: Final = re.compile(r"\b(?:st|saint|san|santa|sto|mount|mt|fort|ft
 
 def _full_names(text: str) -> list[tuple[int, int]]:
     given, _family = _lexicon()
+    wide_given, wide_family = _wide_lexicon()
     spans = []
     for m in _FULL_NAME.finditer(text):
         first, last = m.group(1), m.group(2)
-        if first.lower() not in given or last.lower() in _STOP or first.lower() in _STOP:
+        if not (first[0].isupper() and last[0].isupper()):
+            continue
+        initial = m.group(0).count(" ") >= 2 and re.search(r"\s[A-Z]\.?\s", m.group(0)) is not None
+        known = first.lower() in given or (first.lower() in wide_given and (last.lower() in wide_family or initial))
+        # "Anes T Ivarsson", "Leif I. Ranheim": a middle initial between two capitalised words is a name.
+        if initial and first.lower() not in NOT_NAME_WORDS and not _NOT_NAME_CAPS.fullmatch(first):
+            known = True
+        if not known or last.lower() in _STOP or first.lower() in _STOP:
             continue
         if _NOT_NAME_CAPS.fullmatch(last) or _PLACE_AFTER.match(text, m.end()) or _PLACE_AFTER.fullmatch(last):
             continue
@@ -217,24 +267,31 @@ def _full_names(text: str) -> list[tuple[int, int]]:
 
 # A known given name doing something a person does: "Carol is a very sympathetic person", "said Ana to Jeremy".
 _GIVEN_CUE: Final = re.compile(
-    r"(?<![\w'\-])([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'\-]+)(?=\s+(?:is|was|had|has|lives|lived|will|spent|said|says|told|"
-    r"explained|wants|needs|works|worked|called|texted|went|got|and\s+I|es|vive|dijo|tiene|está)\b|\s*:|'s\b|\u2019s\b)"
-    r"|\b(?:said|named|to|with|leave\s+me|him|her|told|dear|hi|hey|thanks|gracias|hola|querida|querido)\s+"
-    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'\-]+)(?![\w'\-])"
+    r"(?<![\w'\-])([A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f'\-]+)(?=\s+(?:is|was|were|had|has|lives|lived|will|spent|said|says|told|"
+    r"explained|wants|needs|works|worked|called|texted|went|got|began|just\s+has|and\s+I|es|vive|dijo|tiene|está)\b"
+    r"|\s*:|'s\b|\u2019s\b|,\s+can\s+I\b|\s+(?:and|y)\s+[A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+\s+(?:were|are|son|fueron)\b)"
+    r"|\b(?:said|says|named|to|with|leave\s+me|him|her|told|dear|hi|hey|thanks|gracias|hola|querida|querido|"
+    r"call\s+me|directed\s+by|starring|features|add|my\s+(?:kid|son|daughter|child)|but|and|last\s+name\?|"
+    r"\d+:)\s+([A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f'\-]+)(?![\w'\-])"
 )
 # A line that is only a name, as at the top of an address block or under a text: "Cerys Christie".
 _NAME_LINE: Final = re.compile(
-    r"(?m)^[ \t}{>]*([A-ZÀ-ÖØ-Þ][\w'\-]+(?:\s+[A-Z]\.?)?(?:\s+(?:van|von|de|del|la|da|di))?(?:\s+[A-ZÀ-ÖØ-Þ][\w'\-]+){1,2})[ \t]*$"
+    r"(?m)^[ \t}{>]*([A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+(?:\s+[A-Z]\.?)?(?:\s+(?:van|von|de|del|la|da|di))?(?:\s+[A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+){1,2})[ \t]*$"
 )
 
 
 def _cued_given(text: str) -> list[tuple[int, int]]:
-    given, family = _lexicon()
+    given, family = _wide_lexicon()
     spans = []
     for m in _GIVEN_CUE.finditer(text):
         group = 1 if m.group(1) else 2
         word = m.group(group)
-        if word.lower() in given and word.lower() not in _STOP and not _PLACE_AFTER.match(text, m.end(group)):
+        low = word.lower()
+        if not word[0].isupper() or low in _STOP or _PLACE_AFTER.match(text, m.end(group)):
+            continue
+        # After "to", "with", "and" or "but" a surname alone is too often a city ("moved to Houston").
+        loose = group == 2 and m.group(0).split()[0].lower() in ("to", "with", "and", "but")
+        if (low in given and not (loose and low in _NOT_NAME_EXTRA)) or (low in family and not loose):
             spans.append((m.start(group), m.end(group)))
     for m in _NAME_LINE.finditer(text):
         words = m.group(1).split()

@@ -13,22 +13,24 @@ from conversations.hooks.pii import redact
 from conversations.management.commands.pii import region_changes
 
 # Measured on 2026-12-01 (see the report in the closing note); a floor is the figure less ~1 point.
+# Second measurement, after tuning names and street lines on presidio_dev.jsonl (seed 7) only: the frozen
+# seed-21 sentences were scored once, and once more after a fix for a dev-set failure (a ZIP read as a house number).
 FLOORS: dict[str, dict[str, float]] = {
-    "patterns+ner": {  # measured 0.975, 0.978, 0.967, 0.741, 0.548, 1.0
-        "pii_test": 0.96,
-        "pii_all": 0.965,
-        "name_test": 0.94,
-        "presidio_NAME": 0.72,
-        "presidio_ADDRESS": 0.53,
-        "presidio_PHONE": 0.98,
+    "patterns+ner": {  # measured 0.979, 0.981, 0.978, 0.861, 0.774, 1.0
+        "pii_test": 0.97,
+        "pii_all": 0.97,
+        "name_test": 0.965,
+        "presidio_NAME": 0.85,
+        "presidio_ADDRESS": 0.76,
+        "presidio_PHONE": 0.99,
     },
-    "patterns": {  # measured 0.971, 0.975, 0.957, 0.387, 0.548, 1.0
-        "pii_test": 0.955,
-        "pii_all": 0.96,
-        "name_test": 0.93,
-        "presidio_NAME": 0.37,
-        "presidio_ADDRESS": 0.53,
-        "presidio_PHONE": 0.98,
+    "patterns": {  # measured 0.979, 0.981, 0.978, 0.644, 0.774, 1.0
+        "pii_test": 0.97,
+        "pii_all": 0.97,
+        "name_test": 0.965,
+        "presidio_NAME": 0.63,
+        "presidio_ADDRESS": 0.76,
+        "presidio_PHONE": 0.99,
     },
 }
 MASKED_CEILING = {"patterns+ner": 0.002, "patterns": 0.001}
