@@ -47,6 +47,8 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
     """The text to send, the remainder kept for MORE, and whether the first-contact notice is included."""
     language = message.conversation.language
     state = project((message.turn.state or {}) if message.turn is not None else {}, SENDER_READS)
+    with_notice = _with_notice(contact, message)
+    notice = segments.gsm_safe(text_for("first_contact", language)) if with_notice else ""
     if message.kind == Kind.CRISIS:
         # A crisis handoff is sent whole: nobody should have to reply MORE to get the number to call.
         text, remainder = segments.gsm_safe(message.body), ""
@@ -57,7 +59,8 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
                 body, footer = body.replace(disclaimer, "").strip(), disclaimer
         shaped = segments.shape(
             body,
-            budget=sms_max_chars(),
+            # The first reply to a number carries the privacy notice: it counts against the same budget.
+            budget=sms_max_chars() - (len(notice) + 1 if notice else 0),
             more_hint=text_for("more_hint", language),
             footer=footer,
             resources=state["resources"] or (),
@@ -68,9 +71,8 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
             note=message.purpose != "more",
         )
         text, remainder = shaped.text, shaped.remainder
-    with_notice = _with_notice(contact, message)
-    if with_notice:
-        text = f"{text}\n{segments.gsm_safe(text_for('first_contact', language))}"
+    if notice:
+        text = f"{text}\n{notice}"
     return text, remainder, with_notice
 
 

@@ -218,6 +218,16 @@ def test_the_first_reply_carries_the_privacy_notice_once(
     assert contact.consent_version == NOTICE_VERSION and contact.consent_at is not None
 
 
+def test_a_long_first_reply_with_the_notice_stays_within_the_budget(
+    conversation, fake_twilio, post_sms, dispatched, django_capture_on_commit_callbacks
+) -> None:
+    words = " ".join(f"word{i}" for i in range(120))  # ~900 characters, and the notice is still due
+    approve(pending(conversation, words), django_capture_on_commit_callbacks)
+    first = fake_twilio.sent[0]["form"]["Body"]
+    assert "Privacy:" in first and "(Reply MORE for the rest)" in first
+    assert len(first) <= 320
+
+
 def test_the_notice_is_in_the_persons_language(conversation, fake_twilio, django_capture_on_commit_callbacks) -> None:
     Conversation.objects.update(language="es")
     approve(pending(conversation, "Hola"), django_capture_on_commit_callbacks)
