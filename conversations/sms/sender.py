@@ -59,8 +59,9 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
                 body, footer = body.replace(disclaimer, "").strip(), disclaimer
         shaped = segments.shape(
             body,
-            # The first reply to a number carries the privacy notice: it counts against the same budget.
-            budget=sms_max_chars() - (len(notice) + 1 if notice else 0),
+            # The first answer to a number carries the privacy notice: it counts against the same budget
+            # (a keyword's fixed text, such as HELP's, is sent whole as carriers expect).
+            budget=sms_max_chars() - (len(notice) + 1 if notice and message.kind == Kind.REPLY else 0),
             more_hint=text_for("more_hint", language),
             footer=footer,
             resources=state["resources"] or (),
