@@ -70,14 +70,24 @@ FEATURES: Final = (
 )
 
 
-@dataclass(frozen=True)
 class Exemplars:
-    """Unit query vectors of the training questions with their ids, labelled slugs and answerability."""
+    """Unit query vectors of the training questions with their ids, labelled slugs and answerability.
 
-    vectors: np.ndarray  # (n, dim) float32, rows of unit length
-    ids: tuple[str, ...]
-    slugs: tuple[frozenset[str], ...]
-    answerable: np.ndarray  # (n,) bool
+    The row indices per slug, per id and of the unanswerable questions are built once when loaded, so
+    a query costs one matrix product and a few index lookups.
+    """
+
+    def __init__(
+        self, vectors: np.ndarray, ids: Sequence[str], slugs: Sequence[frozenset[str]], answerable: np.ndarray
+    ) -> None:
+        self.vectors = vectors  # (n, dim) float32, rows of unit length
+        self._row_of_id = {identifier: row for row, identifier in enumerate(ids)}
+        rows_by_slug: dict[str, list[int]] = {}
+        for row, labelled in enumerate(slugs):
+            for slug in labelled:
+                rows_by_slug.setdefault(slug, []).append(row)
+        self._rows_by_slug = {slug: np.asarray(rows) for slug, rows in rows_by_slug.items()}
+        self._unanswerable = np.flatnonzero(~np.asarray(answerable, dtype=bool))
 
     def similarities(
         self, vector: Sequence[float], *, slugs: Sequence[str], exclude: str | None
@@ -85,23 +95,19 @@ class Exemplars:
         """Best cosine to a question labelled with slugs[0], with any of `slugs`, and to an unanswerable one."""
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
-        if norm == 0.0 or not len(self.ids):
+        if norm == 0.0 or not len(self.vectors):
             return 0.0, 0.0, 0.0
         sims = self.vectors @ (query / norm)
-        if exclude is not None:
-            sims = np.where(np.asarray([i == exclude for i in self.ids]), -1.0, sims)
-        first = {slugs[0]} if slugs else set()
-        wanted = set(slugs)
+        if exclude is not None and exclude in self._row_of_id:
+            sims[self._row_of_id[exclude]] = -1.0
 
-        def best(mask: list[bool]) -> float:
-            chosen = sims[np.asarray(mask, dtype=bool)] if any(mask) else np.asarray([0.0])
-            return max(float(chosen.max()), 0.0)
+        def best(rows: np.ndarray) -> float:
+            return max(float(sims[rows].max()), 0.0) if rows.size else 0.0
 
-        return (
-            best([bool(first & s) for s in self.slugs]),
-            best([bool(wanted & s) for s in self.slugs]),
-            best([not a for a in self.answerable.tolist()]),
-        )
+        empty = np.asarray([], dtype=int)
+        first = self._rows_by_slug.get(slugs[0], empty) if slugs else empty
+        wanted = [self._rows_by_slug[slug] for slug in dict.fromkeys(slugs) if slug in self._rows_by_slug]
+        return best(first), best(np.unique(np.concatenate(wanted)) if wanted else empty), best(self._unanswerable)
 
 
 def exemplars_write(

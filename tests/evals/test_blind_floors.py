@@ -47,8 +47,8 @@ def test_the_answerability_gate_holds_its_blind_floors(name: str) -> None:
     pairs = gate_training.observe(gate_training.read(gate_training.BLIND_SETS[name]), gate_training.need_resolver())
     search = gate_training.report([wide for wide, _narrow in pairs], gate)
     workflow = gate_training.report(gate_training.workflow_view(pairs, gate), gate)
-    assert gate_training.floor_misses(search, gate_training.regression_floors(name)) == []
-    assert gate_training.floor_misses(workflow, gate_training.regression_floors(name, "workflow")) == []
+    assert gate_training.floor_misses(search, gate_training.REGRESSION_FLOORS[name]["search"]) == []
+    assert gate_training.floor_misses(workflow, gate_training.REGRESSION_FLOORS[name]["workflow"]) == []
 
 
 @pytest.mark.slow

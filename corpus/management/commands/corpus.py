@@ -175,12 +175,10 @@ class Command(BaseCommand):
 
         need_for = gate_training.need_resolver()
         train_questions = gate_training.read_all(gate_training.TRAIN_FILES)
-        blind_texts = {
-            " ".join(q.text.lower().split()) for q in gate_training.read_all(gate_training.BLIND_SETS.values())
-        }
+        blind = {gate_training.question_key(q.text) for q in gate_training.read_all(gate_training.BLIND_SETS.values())}
         # Independent authors sometimes write the same short question: the training copy is dropped,
         # never the blind one.
-        dropped = [q.id for q in train_questions if " ".join(q.text.lower().split()) in blind_texts]
+        dropped = [q.id for q in train_questions if gate_training.question_key(q.text) in blind]
         if dropped:
             train_questions = [q for q in train_questions if q.id not in dropped]
             self.stdout.write(f"dropped {len(dropped)} training questions that repeat blind ones: {', '.join(dropped)}")
@@ -245,7 +243,7 @@ class Command(BaseCommand):
             floors = (
                 gate_training.FLOORS["goal"]
                 if options["floors"] == "goal"
-                else gate_training.regression_floors(options["blind_set"])
+                else gate_training.REGRESSION_FLOORS[options["blind_set"]]["search"]
             )
             misses = gate_training.floor_misses(figures["search"], floors)
             if misses:
