@@ -25,15 +25,20 @@ BLIND_MESSAGES: Final = DATA_DIR / "blind_messages.jsonl"
 BLIND_CONVERSATIONS: Final = DATA_DIR / "blind_conversations.jsonl"
 BLIND2_MESSAGES: Final = DATA_DIR / "blind2_messages.jsonl"
 BLIND2_CONVERSATIONS: Final = DATA_DIR / "blind2_conversations.jsonl"
+BLIND3_MESSAGES: Final = DATA_DIR / "blind3_messages.jsonl"
+BLIND3_CONVERSATIONS: Final = DATA_DIR / "blind3_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
 DEV_CONVERSATIONS2: Final = DATA_DIR / "dev_conversations2.jsonl"
 # Each blind generation: (single messages, conversations). The first was read once per shipped model
-# and then while tuning, so it stopped being blind; the second, by a new author, is the one reported on.
+# and then while tuning, so it stopped being blind; the second was read twice (before and after the
+# crisis rules were cancelled on idioms); the third, by a new author frozen before the model was
+# retrained again, is the one reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
+    "blind3": (BLIND3_MESSAGES, BLIND3_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")
