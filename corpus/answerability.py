@@ -109,6 +109,21 @@ class Exemplars:
         wanted = [self._rows_by_slug[slug] for slug in dict.fromkeys(slugs) if slug in self._rows_by_slug]
         return best(first), best(np.unique(np.concatenate(wanted)) if wanted else empty), best(self._unanswerable)
 
+    def best_by_slug(self, vector: Sequence[float], slugs: Sequence[str], exclude: str | None) -> dict[str, float]:
+        """Best cosine of the query to a training question labelled with each slug (0 when none is)."""
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if norm == 0.0 or not len(self.vectors):
+            return dict.fromkeys(slugs, 0.0)
+        sims = self.vectors @ (query / norm)
+        if exclude is not None and exclude in self._row_of_id:
+            sims[self._row_of_id[exclude]] = -1.0
+        out = {}
+        for slug in slugs:
+            rows = self._rows_by_slug.get(slug)
+            out[slug] = max(float(sims[rows].max()), 0.0) if rows is not None and rows.size else 0.0
+        return out
+
 
 def exemplars_write(
     vectors: Sequence[Sequence[float]],

@@ -134,6 +134,7 @@ def _replay(
                 params=params,
                 floor=params["floor"],
                 warnings=warnings,
+                exclude=question.id,  # a calibration question that is also a training exemplar
             ),
         )
         for question, text, warnings, candidates in fetched

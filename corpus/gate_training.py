@@ -58,35 +58,49 @@ FLOORS: Final[dict[str, dict[str, tuple[str, float]]]] = {
     },
 }
 # What `make test` holds the shipped gate to, per blind set and view (plain search; as the workflow
-# searches): blind from its first measurement, blind2 from its second reading (ag-3959abf216e0), both
-# 2026-12-01, less a margin.
+# searches): the readings of ag-221a2e06c3e8 (the neighbour leg; blind read 6, blind2 read 3, blind3
+# read 1), 2026-12-01, less a margin of about one question in fifty.
 REGRESSION_FLOORS: Final[dict[str, dict[str, dict[str, tuple[str, float]]]]] = {
     "blind": {
         "search": {
-            "recall_at_5": (">=", 0.90),
-            "recall_at_5_es": (">=", 0.87),
-            "unanswerable_handed_off": (">=", 0.92),
-            "answerable_blocked": ("<=", 0.22),
+            "recall_at_5": (">=", 0.94),
+            "recall_at_5_es": (">=", 0.92),
+            "unanswerable_handed_off": (">=", 0.94),
+            "answerable_blocked": ("<=", 0.08),
         },
         "workflow": {
-            "recall_at_5": (">=", 0.86),
-            "recall_at_5_es": (">=", 0.87),
-            "unanswerable_handed_off": (">=", 0.92),
-            "answerable_blocked": ("<=", 0.22),
+            "recall_at_5": (">=", 0.92),
+            "recall_at_5_es": (">=", 0.92),
+            "unanswerable_handed_off": (">=", 0.94),
+            "answerable_blocked": ("<=", 0.08),
         },
     },
     "blind2": {
         "search": {
-            "recall_at_5": (">=", 0.88),
-            "recall_at_5_es": (">=", 0.83),
-            "unanswerable_handed_off": (">=", 0.88),
-            "answerable_blocked": ("<=", 0.19),
+            "recall_at_5": (">=", 0.93),
+            "recall_at_5_es": (">=", 0.91),
+            "unanswerable_handed_off": (">=", 0.85),
+            "answerable_blocked": ("<=", 0.16),
         },
         "workflow": {
-            "recall_at_5": (">=", 0.85),
-            "recall_at_5_es": (">=", 0.80),
-            "unanswerable_handed_off": (">=", 0.88),
-            "answerable_blocked": ("<=", 0.17),
+            "recall_at_5": (">=", 0.89),
+            "recall_at_5_es": (">=", 0.85),
+            "unanswerable_handed_off": (">=", 0.85),
+            "answerable_blocked": ("<=", 0.16),
+        },
+    },
+    "blind3": {
+        "search": {
+            "recall_at_5": (">=", 0.95),
+            "recall_at_5_es": (">=", 0.95),
+            "unanswerable_handed_off": (">=", 0.86),
+            "answerable_blocked": ("<=", 0.11),
+        },
+        "workflow": {
+            "recall_at_5": (">=", 0.93),
+            "recall_at_5_es": (">=", 0.92),
+            "unanswerable_handed_off": (">=", 0.86),
+            "answerable_blocked": ("<=", 0.09),
         },
     },
 }
@@ -140,7 +154,10 @@ def _observe_one(
 ) -> Observed:
     params = retrieval.calibration()
     candidates = retrieval.candidates_for(text=text, category=category)
-    scored = retrieval.ranked(candidates, leg="hybrid", language=question.language, params=params)
+    vector = embeddings.embed_one(retrieval.query_for_index(text))
+    scored = retrieval.ranked(
+        candidates, leg="hybrid", language=question.language, params=params, vector=vector, exclude=exclude
+    )
     top = [candidate.row["slug"] for candidate, _score in scored[:K]]
     assertable = [candidate.row["slug"] for candidate, _score in scored[:K] if candidate.row["assertable"]][
         : answerability.TOP
@@ -152,7 +169,7 @@ def _observe_one(
         scored=scored,
         other_state=retrieval.mentions_other_state(text),
         need=need,
-        vector=embeddings.embed_one(retrieval.query_for_index(text)),
+        vector=vector,
         exclude=exclude,
     )
     answered = question.answerable and any(slug in question.slugs for slug in assertable)

@@ -55,7 +55,12 @@ DEFAULT_CALIBRATION: dict[str, float] = {
     "semantic_weight": 1.0,
     # MiniLM is English-centred: for Spanish questions its ranks count for less.
     "semantic_weight_es": 1.0,
+    # The neighbour leg: entries ranked by how close the question is to a training question labelled
+    # with them (answerability exemplars). Weight 0 turns it off.
+    "exemplar_weight": 0.0,
+    "exemplar_min_similarity": 0.6,
 }
+EXEMPLAR_TOP = 10  # entries the neighbour leg ranks
 
 # Other US states (English and Spanish spellings). Whole-word matched after accent folding.
 _OTHER_STATES = (
@@ -354,11 +359,47 @@ def candidates_for(*, text: str, category: str | None = None) -> list[_Candidate
     return _fetch(text, embed_one(query_for_index(text)), category)
 
 
+def _neighbour_ranks(
+    candidates: list[_Candidate], vector: Sequence[float] | None, params: dict[str, float], exclude: str | None
+) -> dict[str, int]:
+    """Rank of each candidate by its nearest labelled training question (the neighbour leg).
+
+    A chatty or Spanish question far from an entry's statute wording is often close to a training
+    question that the entry answers. `exclude` leaves a training question out of its own neighbours.
+    """
+    stored = answerability.exemplars() if params.get("exemplar_weight", 0.0) > 0 and vector is not None else None
+    if stored is None or vector is None:
+        return {}
+    best = stored.best_by_slug(vector, [candidate.row["slug"] for candidate in candidates], exclude)
+    near = sorted(
+        (slug for slug, sim in best.items() if sim >= params["exemplar_min_similarity"]), key=lambda s: (-best[s], s)
+    )
+    return {slug: rank for rank, slug in enumerate(near[:EXEMPLAR_TOP], start=1)}
+
+
 def ranked(
-    candidates: list[_Candidate], *, leg: str, language: str, params: dict[str, float]
+    candidates: list[_Candidate],
+    *,
+    leg: str,
+    language: str,
+    params: dict[str, float],
+    vector: Sequence[float] | None = None,
+    exclude: str | None = None,
 ) -> list[tuple[_Candidate, float]]:
-    """Candidates with their fused score, best first (ties by slug, so the order is stable)."""
+    """Candidates with their fused score, best first (ties by slug, so the order is stable).
+
+    The hybrid leg adds the neighbour leg when the query `vector` is given.
+    """
     scored = [(candidate, _fused_score(candidate, leg, language, params)) for candidate in candidates]
+    if leg == "hybrid":
+        neighbours = _neighbour_ranks(candidates, vector, params, exclude)
+        weight = params.get("exemplar_weight", 0.0)
+        scored = [
+            (candidate, score + weight / (params["rrf_k"] + neighbours[candidate.row["slug"]]))
+            if candidate.row["slug"] in neighbours
+            else (candidate, score)
+            for candidate, score in scored
+        ]
     scored = [(candidate, score) for candidate, score in scored if score > 0]
     scored.sort(key=lambda pair: (-pair[1], pair[0].row["slug"]))
     return scored
@@ -378,25 +419,27 @@ def decide(
     gate_model: answerability.Gate | Literal["shipped"] | None = "shipped",
     need: str | None = None,
     vector: Sequence[float] | None = None,
+    exclude: str | None = None,
 ) -> RetrievalResult:
     """Fuse, rank and gate fetched candidates: pure Python, so calibration can replay it cheaply.
 
     The hybrid leg is gated by the trained answerability gate (`gate_model`, the shipped one by
     default; None falls back to the evidence-strength score and `floor`, as calibration does).
+    `exclude` names a training question being replayed, left out of its own neighbours.
     """
     warnings = list(warnings or [])
-    scored = ranked(candidates, leg=leg, language=language, params=params)
+    if vector is None and leg == "hybrid":
+        from corpus.embeddings import embed_one
+
+        vector = embed_one(query_for_index(text))  # cached: the fetch embedded the same text
+    scored = ranked(candidates, leg=leg, language=language, params=params, vector=vector, exclude=exclude)
     top = scored[:k]
 
     assertable = [candidate for candidate, _score in top if candidate.row["assertable"]][:CONFIDENCE_TOP]
     other_state = mentions_other_state(text)
     model = answerability.gate() if gate_model == "shipped" else gate_model
-    if model is not None and leg == "hybrid":
+    if model is not None and leg == "hybrid" and vector is not None:
         # The trained answerability gate decides; its probability is the confidence.
-        if vector is None:
-            from corpus.embeddings import embed_one
-
-            vector = embed_one(query_for_index(text))  # cached: the fetch embedded the same text
         values = answerability.features(
             text=text,
             language=language,
@@ -405,6 +448,7 @@ def decide(
             other_state=other_state,
             need=need,
             vector=vector,
+            exclude=exclude,
         )
         confidence = model.probability(values) if assertable else 0.0
         floor = _override_floor(model.threshold)
