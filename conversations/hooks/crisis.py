@@ -485,14 +485,45 @@ _FIRST_REFLEXIVE: Final = re.compile(r"\w(?:rme|arme|irme|erme)\b|\bme (?:mato|q
 _HELP_QUESTION: Final = re.compile(
     r"\b(?:how (?:do|can|should) i (?:help|talk|support|get (?:him|her|them))|what (?:do|should) i (?:say|do|tell)|"
     r"how to help|signs|warning signs|senales|como (?:le |lo |la )?(?:ayudo|puedo ayudar|hablo|apoyo)|"
-    r"que le (?:digo|hago)|es normal|should i worry|me preocupo)\b"
+    r"que le (?:digo|hago)|es normal|should i worry|me preocupo|how (?:do|can|would) i (?:know|tell)|"
+    r"is (?:that|this|it) normal|como (?:se|sabes?|saber) si)\b"
+)
+# Someone else's words quoted ("my cousin keeps saying 'i wanna die'"): the "i" inside is not the writer.
+_QUOTED_SPEECH: Final = re.compile(
+    r"\b(?:keeps? saying|kept saying|always says|says|said|dice|dijo|anda diciendo|sigue diciendo)\W{0,3}(?:i |yo |me )?$"
+)
+# A grief or support group asked for about a loss or harm that is over (LABELING.md: past events, none).
+_SUPPORT_GROUP: Final = re.compile(
+    r"\b(?:grief|duelo|support groups?|grupos? de (?:apoyo|duelo)|lost (?:someone|somebody|a friend|friends|"
+    r"my \w+) to|perdi a \w+ por)\b"
+)
+# A past assault the person is carrying now stays a crisis (LABELING.md); one they say they have worked
+# through, asking for a group, does not.
+_CARRYING_NOW: Final = re.compile(
+    r"\b(?:flashbacks?|nightmares?|pesadillas|never told|nunca (?:se lo )?(?:he|le he) (?:dicho|contado)|first time i|"
+    r"primera vez que|cant stop|can not stop|no puedo dejar|still (?:hurts|haunts|scared)|todavia me (?:duele|persigue))\b"
+)
+_RESOLVED: Final = re.compile(
+    r"\b(?:in therapy|en terapia|worked through|estoy mejor|im better|i am better|doing better|ya lo supere|"
+    r"ya lo hable|healed|sane)\b"
+)
+# Housing trouble that is weeks away, not tonight (LABELING.md: housing loss later is not an emergency).
+_LATER: Final = re.compile(
+    r"\b(?:next (?:week|month)|in (?:a|one|two|three|\d+) (?:weeks?|months?)|(?:el|la) (?:mes|semana) que (?:entra|viene)|"
+    r"en (?:una|dos|tres|\d+|unas) semanas?|en (?:un|dos|\d+) mes(?:es)?|el proximo mes|planning|planear|planeando)\b"
+)
+# "Violar" as a PO's parole violation ("mi PO dice que me viola si no pago"), not a sexual assault.
+_PAROLE_VIOLATION: Final = re.compile(
+    r"\b(?:po|parole|parol|oficial|officer|probation|probatoria)\b[\w ]{0,25}\bme (?:viola|van a violar|va a violar)\b"
+    r"[\w ]{0,10}\b(?:si|if|por)\b"
 )
 # A research or statistics question about people in general, not the writer now.
 _RESEARCH: Final = re.compile(
     r"\b(?:what percent\w*|percentage|porcentaje|statistic\w*|estadistic\w*|how common|how many people|"
     r"cuant[oa]s personas|cuanta gente|cuantos se|research\w*|investigacion|sociology|paper for|doing a paper|"
     r"tarea|proyecto|for (?:my|a) class|pa mi clase|para mi clase|is it true|es cierto|es verdad|i read|lo vi en|"
-    r"in the news|en las noticias|most (?:overdoses|people))\b"
+    r"in the news|en las noticias|most (?:overdoses|people)|stats|pregunta general|general question|"
+    r"hypothetical\w*|hipotetic\w*)\b"
 )
 _CLAUSE_BREAK: Final = re.compile(r"[.!?;,]|\b(?:but|pero|now|ahora|though|tho|anyway)\b")
 _IMMINENT_TIME: Final = re.compile(
@@ -577,6 +608,8 @@ def _subject(text: str, start: int, end: int, clause_start: int) -> str | None:
         return "third"
     if _FIRST_IN_MATCH.search(matched):
         return "first"
+    if _QUOTED_SPEECH.search(text, max(clause_start, start - 40), start):
+        return "third"
     for word in reversed(_WORD.findall(text, clause_start, start)):
         if word in _FIRST_TOKENS:
             return "first"
@@ -634,11 +667,30 @@ def _hits(norm: str) -> list[_Hit]:
     return _absorb_injuries(found)
 
 
+def _over_later_or_another_sense(norm: str, start: int, end: int, category: str, subject: str | None) -> bool:
+    """Housing trouble weeks away, a PO's "me viola" (a violation), or a group asked for about a loss or an
+    assault that is over; never when the message says tonight or that the person is carrying it now."""
+    if _IMMINENT_TIME.search(norm):
+        return False
+    if category == HOUSING and _LATER.search(norm):
+        return True
+    if category == ASSAULT and _PAROLE_VIOLATION.search(norm, max(0, start - 40), min(len(norm), end + 20)):
+        return True
+    return bool(
+        _SUPPORT_GROUP.search(norm)
+        and not _CARRYING_NOW.search(norm)
+        and (subject != "first" or _HISTORICAL.search(norm))
+        and (category != ASSAULT or _RESOLVED.search(norm))
+    )
+
+
 def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subject: str | None) -> bool:
     """The narrow contexts LABELING.md calls `none`: an idiom around the hit; a research question about
     people in general; someone else's suicidal talk asked about (how to help a friend), unless it is
     happening now. Anything first-person, or said to be happening tonight, is kept."""
     serious = _IMMINENT_TIME.search(norm) or _WEAPON_OR_THREAT.search(norm)
+    if _over_later_or_another_sense(norm, start, end, category, subject):
+        return True
     for m in _IDIOM.finditer(norm, max(0, start - 60), min(len(norm), end + 60)):
         if (m.start() <= start < m.end() or start <= m.start() < end) and not serious:
             return True

@@ -31,6 +31,9 @@ BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
 DEV_CONVERSATIONS2: Final = DATA_DIR / "dev_conversations2.jsonl"
+# A sixth author's conversations (bare follow-ups, corrections, second needs; pure thanks relabelled
+# `other` as LABELING.md files them): dev only.
+DEV_CONVERSATIONS3: Final = DATA_DIR / "dev_conversations3.jsonl"
 # Each blind generation: (single messages, conversations). The first was read once per shipped model
 # and then while tuning, so it stopped being blind; the second was read twice (before and after the
 # crisis rules were cancelled on idioms); the third, by a new author frozen before the model was

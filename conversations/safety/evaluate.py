@@ -76,9 +76,23 @@ REGRESSION_FLOORS_BLIND2: Final[dict[str, tuple[str, float]]] = {
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.05),
 }
+# The third blind split (blind3), from its first reading after retraining (mm-b6f6d01b9fa3 with the
+# rules' new cancellations, 2026-12-01) less a margin of about one message per rate.
+REGRESSION_FLOORS_BLIND3: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.97),
+    "suicide_recall": (">=", 0.93),
+    "crisis_category_accuracy": (">=", 0.92),
+    "false_crisis_rate": ("<=", 0.06),
+    "need_accuracy": (">=", 0.88),
+    "conversation_need_accuracy": (">=", 0.77),
+    "conversation_region_accuracy": (">=", 0.92),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
 REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind": REGRESSION_FLOORS,
     "blind2": REGRESSION_FLOORS_BLIND2,
+    "blind3": REGRESSION_FLOORS_BLIND3,
 }
 
 

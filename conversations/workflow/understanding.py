@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from conversations.workflow import intake_rules
 from resources.selectors import resolve_place
+from vocab import fold
 
 CONTEXT_FREE_NEEDS: Final = frozenset({"other"})
 # "no, I meant …", "actually …", "not housing, food": the person corrects the topic.
@@ -46,6 +47,34 @@ _WHERE_I_AM: Final = re.compile(
     re.IGNORECASE,
 )
 PLACE_STATEMENT_MAX_WORDS: Final = 16
+# A short question about the service already being discussed — what it takes, costs, when it opens,
+# where it is ("do they take medicaid", "y abren hoy", "do i need ID", "is that normal"): the
+# conversation's need goes on even when a word in it (medicaid, ID) would be a need of its own.
+_ABOUT_THE_SAME: Final = re.compile(
+    r"\b(?:(?:do|does|will|would|can) (?:they|it|he|she|that|u|you|the \w+) (?:take|accept|cover)|"
+    r"aceptan|acepta|toman|cubre|cubren|"
+    r"(?:is it|is that|it'?s|its|y es|es|sera|seria) (?:free|gratis)|how much (?:is it|does it cost|do they charge)|"
+    r"cuanto (?:cuesta|cobran|sale|es)|what time|a que hora|when do they|are they open|abren|cierran|"
+    r"open (?:today|on|now|tomorrow|weekends?|late)|do i (?:need|have to bring)|what do i (?:need|bring)|"
+    r"que (?:papeles|documentos) (?:necesito|llevo|piden)|necesito llevar|tengo que llevar|where is it|"
+    r"donde (?:queda|esta)|is (?:that|this|it) normal|es normal|cuanto (?:tarda|se tarda|tardan|dura)|"
+    r"how long (?:does it|will it|do they) take|(?:i have|i got|tengo|traigo) (?:medicaid|medicare|insurance|seguro))\b",
+    re.IGNORECASE,
+)
+# "no, I meant food, not housing", "lo que de verdad necesito es trabajo", "forget the voting, I need SNAP":
+# the need is the one named after the marker, not the one dropped.
+_MEANT: Final = re.compile(
+    r"\b(?:i meant|i mean|meant|i need|quise decir|me refiero a|lo que (?:de verdad |realmente |en realidad )?"
+    r"(?:necesito|ocupo|quiero) es|ahora (?:lo que )?(?:ocupo|necesito)(?: es)?|what i (?:really )?need is)\b"
+    r"(?P<named>[^.?!]*?)(?=\bnot\b|\bno\b|[.?!]|$)",
+    re.IGNORECASE,
+)
+_DROPS_TOPIC: Final = re.compile(
+    r"\b(?:forget (?:the|about)|never ?mind (?:the|about)|olvida(?:te)? (?:lo|de) (?:del?|de la|el|la)|ya no\b|"
+    r"otra cosa|another thing|different question|on (?:another|a different) note|cambiando de tema)",
+    re.IGNORECASE,
+)
+SAME_QUESTION_MAX_WORDS: Final = 10
 _STAFF_HOUSING: Final = re.compile(
     r"\b(?:halfway|staff|encargad[oa]s?|casa de (?:transici[oó]n|medio camino)|the house manager|shelter|albergue)\b",
     re.IGNORECASE,
@@ -161,6 +190,15 @@ def _crisis_need(
     return decided
 
 
+def _named_need(own_words: str) -> str | None:
+    """In a correction, the need named after "I meant" / "lo que necesito es" (the dropped one is ignored)."""
+    for match in _MEANT.finditer(own_words):
+        scores = intake_rules.score_needs(match.group("named"))
+        if scores:
+            return max(sorted(scores), key=lambda need: scores[need])
+    return None
+
+
 def understand(
     *,
     text: str,
@@ -200,7 +238,14 @@ def understand(
         need, source, sure = "other", "none", False
 
     where_only = _says_only_where(own_words)
-    corrected = _CORRECTION.search(own_words) is not None and need not in CONTEXT_FREE_NEEDS and not where_only
+    corrected = (
+        _CORRECTION.search(own_words) is not None or _DROPS_TOPIC.search(own_words) is not None
+    ) and not where_only
+    if corrected:
+        named = _named_need(own_words)
+        if named is not None:
+            need, source, sure = named, "rules", True
+    corrected = corrected and need not in CONTEXT_FREE_NEEDS
     if crisis in CRISIS_NEEDS:
         need, source, sure = _crisis_need(crisis, (need, source, sure), own_words, need_hint, where_only=where_only)
     elif _COURTESY.match(own_words):
@@ -208,8 +253,16 @@ def understand(
     elif need_hint and need_hint not in CONTEXT_FREE_NEEDS and not corrected:
         # In a conversation, a message switches topic by its own keywords, or when the model is
         # very sure; "what about Dallas?", "is it free", "im in temple" keep the conversation's need.
-        switches = not where_only and (
-            rules_precise or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
+        about_the_same = len(own_words.split()) <= SAME_QUESTION_MAX_WORDS and bool(
+            _ABOUT_THE_SAME.search(fold(own_words))
+        )
+        switches = (
+            not where_only
+            and not about_the_same
+            and (
+                rules_precise
+                or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
+            )
         )
         if not switches:
             need, source, sure = need_hint, "context", True

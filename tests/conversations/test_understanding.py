@@ -122,3 +122,25 @@ def test_a_crisis_is_carried_until_the_help_came_or_the_person_changes_the_subje
         "gracias",
     ):
         assert not continues_previous(text), text
+
+
+def test_a_question_about_the_same_service_keeps_the_need_even_when_the_model_is_sure() -> None:
+    very_sure_benefits = {**SURE_HOUSING, "top_need": "benefits", "need_probability": 0.97}
+    for text in ("do they take medicaid", "Y aceptan Medicaid?", "i have medicaid", "y cuanto tarda"):
+        found = _u(text, very_sure_benefits, need_hint="health")
+        assert (found.top_need, found.need_source) == ("health", "context"), text
+    # A new question of its own still switches.
+    assert _u("how do i apply for medicaid", very_sure_benefits, need_hint="health").top_need == "benefits"
+
+
+def test_a_correction_takes_the_need_it_names_not_the_one_it_drops() -> None:
+    sure_housing = {**SURE_HOUSING, "need_probability": 0.95}
+    found = _u("wait no i meant a job not housing, i got a place", sure_housing, need_hint="housing")
+    assert (found.top_need, found.need_source) == ("employment", "rules")
+    found = _u("Otra cosa, olvida lo del voto. Lo que de verdad necesito es ayuda para pedir SNAP.", need_hint="voting")
+    assert found.top_need == "benefits"
+
+
+def test_snap_is_benefits_as_labeling_files_it() -> None:
+    assert _u("how do i get food stamps").top_need == "benefits"
+    assert _u("where is a food pantry").top_need == "food"

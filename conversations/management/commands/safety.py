@@ -107,7 +107,10 @@ class Command(BaseCommand):
             message_file, conversation_file = data.BLIND_SETS[options["split"]]
             conversation_files = [conversation_file]
         else:
-            message_file, conversation_files = data.DEV, [data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2]
+            message_file, conversation_files = (
+                data.DEV,
+                [data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3],
+            )
         messages = evaluate.message_metrics(judge.run_messages(data.read_messages(message_file)))
         turns = [
             o for path in conversation_files for c in data.read_conversations(path) for o in judge.run_conversation(c)
@@ -150,7 +153,7 @@ class Command(BaseCommand):
             "dev": data.read_messages(data.DEV),
             "dev conversations (turns)": [
                 t
-                for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2)
+                for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3)
                 for c in data.read_conversations(path)
                 for t in c
             ],

@@ -225,3 +225,38 @@ def test_every_category_and_severity_is_one_the_workflow_knows() -> None:
 )
 def test_a_threat_or_a_plan_is_not_mistaken_for_an_idiom(text: str) -> None:
     assert detect_crisis(text).category != "none"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do i know if someone is suicidal? my roommate has been giving stuff away",
+        'my cousin keeps saying "i wanna die" about everything, like the traffic. is that normal',
+        "I lead a grief group for people who lost someone to overdose. Do you have materials?",
+        "Pregunta general: te pueden arrestar si llamas al 911 porque un amigo tiene una sobredosis?",
+        "stats on suicide rates for people after prison?",
+        "hace mucho tiempo que me violaron, ya lo hable en terapia y estoy mejor. busco un grupo de apoyo",
+        "salgo del halfway house en dos semanas y no tengo donde vivir, hay programas de renta?",
+        "if a shelter is full can they send you to another one? asking for next month planning",
+        "mi PO dice que me viola si no pago el programa, es legal?",
+    ],
+)
+def test_help_questions_quotes_groups_later_housing_and_parole_violations_are_not_crises(text: str) -> None:
+    assert detect_crisis(text).category == "none"
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("i was raped years ago and i still have flashbacks, is there a support group", "sexual_assault"),
+        ("my friend lost his brother to overdose and he is not breathing right now", "medical_emergency_overdose"),
+        (
+            "tengo que salir del albergue hoy y no tengo donde dormir, el mes que entra tengo trabajo",
+            "housing_emergency",
+        ),
+        ("my friend keeps saying he will kill himself tonight", "suicide_self_harm"),
+        ("me violaron anoche en el albergue", "sexual_assault"),
+    ],
+)
+def test_the_new_cancellations_keep_what_is_happening_now(text: str, category: str) -> None:
+    assert detect_crisis(text).category == category
