@@ -361,7 +361,7 @@ _NEGATIVE_WORD: Final = re.compile(
     r"|\b(?:can|may|must|to|will|would)\s+(?:not\s+)?ban\b"
     # "the ban" and "la prohibición" as nouns negate only where they are applied ("does not apply the ban",
     # "the ban applies for two years"); "states may opt out of the ban" denies nothing to the person.
-    r"|\b(?:appl(?:y|ies|ied)|enforces?|imposes?|aplica\w*|impone\w*)\b[^,.;]{0,40}?\b(?:ban|prohibition|prohibici[oó]n)\b"
+    r"|\b(?:appl(?:y|ies|ied)|enforces?|imposes?|uses?|used|usa|usan|aplica\w*|impone\w*)\b[^,.;]{0,40}?\b(?:ban|prohibition|prohibici[oó]n)\b"
     r"|\b(?:ban|prohibition|prohibici[oó]n)\b[^,.;]{0,25}?\b(?:appl(?:y|ies)|lasts?|se aplica|aplica|dura)\b"
     r"|\blas? aplica\w*"  # "Texas no la aplica": the ban, said as a pronoun
     r"|\b(?:stops?|keeps?|prevents?|bars?)\s+(?:\w+\s+){0,3}?(?:from|off)\b|\bturns?\s+(?:\w+\s+)?(?:away|down)\b"
@@ -490,6 +490,9 @@ class Stance:
     head: frozenset[str] = frozenset()  # stems of what is denied before "until"/"unless"
     conditional: bool = False  # the clause states a condition of its own (if, when, until, unless)
     states_status: bool = False  # "still counts", "applies", "sigue contando": a status said to hold
+    discretion: bool = False  # "a judge may end it", "puede": allowed, left to someone's decision
+    decides: bool = False  # "the panel decides whether", "up to the judge": explicitly a decision
+    general: bool = False  # "usually", "por lo general": a rule of thumb, not an absolute
 
 
 def _anchor(text: str, start: int) -> frozenset[str]:
@@ -521,6 +524,16 @@ _STATUS_VERB: Final = re.compile(
 _CONDITION_PART: Final = re.compile(r"\b(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*", _F)
 
 
+_DISCRETION: Final = re.compile(r"\b(?:may|puede|pueden|podra|podran)\b(?!\s+(?:not|no)\b)", _F)
+_DECIDES: Final = re.compile(
+    r"\bdecides? (?:if|whether)\b|\bdecide si\b|\bup to (?:the|a) (?:judge|court|panel|board)\b|\bdiscreti\w*|\bdiscrecion\w*"
+    r"|\bdepende del? (?:juez|panel|tribunal)\b",
+    _F,
+)
+_GENERALLY: Final = re.compile(
+    r"\b(?:usually|generally|in general|typically|normally|as a rule|por lo general|normalmente|generalmente|en general)\b",
+    _F,
+)
 _AFFIRMATIVE_SI: Final = re.compile(r"\bs[íÍ]\b")  # "sí puede" is emphasis; folded, it would read as "if"
 
 
@@ -539,6 +552,9 @@ def stance_of(text: str) -> Stance:
         head=content_stems(t[: until.start()]) if until else content_stems(main),
         conditional=bool(_CONDITION_WORD.search(t)),
         states_status=bool(_STATUS_VERB.search(main)),
+        discretion=bool(_DISCRETION.search(main)) and not _negated(main),
+        decides=bool(_DECIDES.search(t)),
+        general=bool(_GENERALLY.search(t)),
     )
 
 
@@ -585,7 +601,7 @@ _POLAR_WORDS: Final = re.compile(
     r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right|ha(?:ve|s) to|needs? to"
     r"|treated as|considered|considerad\w*|se considera|tratad\w* como"
     r"|puede\w*|podr\w*|debe\w*|tiene\w* que|elegible\w*|calific\w*|permit\w*|prohib\w*|cuenta|requier\w*|devuelve\w*"
-    r"|hasta|despu[eé]s|solo|s[oó]lo|derecho)\b",
+    r"|hasta|despu[eé]s|solo|s[oó]lo|derecho|decides? (?:if|whether)|decide si)\b",
     _F,
 )
 
@@ -603,6 +619,25 @@ def asserts_something(text: str) -> bool:
         or bool(_ZERO_COST.search(fold(text)))
         or len(content_stems(text)) >= 3
     )
+
+
+RESTATES_MIN_WORDS: Final = 4
+RESTATES_SHARE: Final = 0.5
+
+
+def restates_entry(text: str, entries: Iterable[str]) -> bool:
+    """An uncited sentence that says what an entry says (most of its content words are the entry's) and
+    asserts something (a number, a can/cannot/must): a rule stated without its citation."""
+    if not (numbers_in(text) or _has_polarity(text) or _ZERO_COST.search(fold(text))):
+        return False
+    stems = content_stems(text)
+    if len(stems) < RESTATES_MIN_WORDS:
+        return False
+    for entry in entries:
+        shared = len(stems & content_stems(entry))
+        if shared >= RESTATES_MIN_WORDS and shared / len(stems) >= RESTATES_SHARE:
+            return True
+    return False
 
 
 def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - one return per kind of disagreement
@@ -632,6 +667,15 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
         return "says it is allowed before the condition the entry sets is met"
     if {claim.modality, support.modality} == {"optional", "obligation"}:
         return "says it is required where the entry says it is not (or the reverse)"
+    if (
+        claim.modality == "obligation"
+        and not (claim.negated or claim.general)
+        and support.discretion
+        and support.modality is None
+    ):
+        return "says it is required where the entry leaves it to a decision ('may')"
+    if claim.decides and support.modality == "obligation" and not support.negated:
+        return "leaves to a decision what the entry says must happen"
     if (
         claim.negated != support.negated
         and claim.negated_full != support.negated_full
@@ -786,7 +830,7 @@ NEAR_BEST: Final = 0.75
 _CLAUSE_BREAK: Final = re.compile(
     r"\s*;\s*|\s*:\s+|\s+[\u2014\u2013]\s+|\s+--?\s+"
     r"|,\s+(?=(?:or|o)\s+(?:must|may|can|has|have|debe|deben|puede|pueden|ha|haya)\b)"
-    r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que|either|saying|explaining|stating)\b)"
+    r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que|either|saying|explaining|stating|though|although)\b)"
     r"|\s+(?=(?:and|but|y|pero)\s+(?:does not|do not|doesn't|don't|must|may|can|cannot|can't|will|it|they|then"
     r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego|se (?:puede|pueden|debe|deben))\b)",
     _F,

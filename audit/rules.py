@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from audit.claims import Statement, asserts_something, check_claim_against, fold
+from audit.claims import Statement, asserts_something, check_claim_against, fold, restates_entry
 from audit.types import AuditContext, AuditResult, EvidenceRecord, Finding, Rule, Verdict
 
 HARD: Final = Verdict.HARD_BLOCK
@@ -420,28 +420,59 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
         else:
             valid.add(c.start)
     caveats = [fold(record.caveat) for record in evidence if record.assertable and record.caveat]
-    for s in draft.sentences:
-        if _is_caveat_note(s.prose, caveats):
-            continue  # the entry's own reviewed caveat, shown as a note: a qualification, not a claim
-        claim = is_legal_claim(s.prose)
-        checkable = claim or (bool(s.citations) and asserts_something(s.prose))
-        if _states_other_state_law(s) or not checkable:
-            continue  # other states' law is the scope rule's finding, not a missing citation
-        if context.gated:
-            if claim:
-                findings.append(
-                    Finding(
-                        Rule.GATED_CLAIM, HARD, "states a legal rule although evidence was too weak to assert", s.text
-                    )
-                )
-        elif not s.citations:
-            findings.append(Finding(Rule.UNCITED_CLAIM, SOFT, "states a legal rule without citing evidence", s.text))
-        else:
-            findings.extend(_check_grounding(draft, s, evidence))
+    entry_texts = [" ".join((r.summary, r.excerpt, *r.summaries)) for r in evidence if r.assertable]
+    for index in range(len(draft.sentences)):
+        findings.extend(
+            _sentence_findings(
+                draft, index, evidence=evidence, context=context, caveats=caveats, entry_texts=entry_texts
+            )
+        )
     return findings
 
 
+def _sentence_findings(
+    draft: Draft,
+    index: int,
+    *,
+    evidence: Sequence[EvidenceRecord],
+    context: AuditContext,
+    caveats: Sequence[str],
+    entry_texts: Sequence[str],
+) -> list[Finding]:
+    """One sentence: is it a claim, does it carry (or borrow) a citation, and does its entry say it."""
+    s = draft.sentences[index]
+    if _is_caveat_note(s.prose, caveats):
+        return []  # the entry's own reviewed caveat, shown as a note: a qualification, not a claim
+    # A rule in the legal vocabulary, or an uncited sentence that says what an entry says.
+    claim = is_legal_claim(s.prose) or (not s.citations and _restates_unhedged(s.prose, entry_texts))
+    following = draft.sentences[index + 1] if index + 1 < len(draft.sentences) else None
+    if claim and not s.citations and following is not None and following.paragraph == s.paragraph:
+        # The next sentence of the paragraph carries the citation for both: this one is checked
+        # against that entry like the cited one (and still fails if the entry does not say it).
+        s = Sentence(s.text, s.prose, following.citations, s.paragraph)
+    checkable = claim or (bool(s.citations) and asserts_something(s.prose))
+    if _states_other_state_law(s) or not checkable:
+        return []  # other states' law is the scope rule's finding, not a missing citation
+    if context.gated:
+        if not claim:
+            return []
+        return [Finding(Rule.GATED_CLAIM, HARD, "states a legal rule although evidence was too weak to assert", s.text)]
+    if not s.citations:
+        return [Finding(Rule.UNCITED_CLAIM, SOFT, "states a legal rule without citing evidence", s.text)]
+    return _check_grounding(draft, s, evidence)
+
+
 _NOTE: Final = re.compile(r"^\s*(?:note|nota)\s*:\s*", _F)
+
+
+_REFERRAL_EN: Final = re.compile(rf"\b(?:can|could|will|may)\s+(?:\w+\s+)?{_CONTACT_VERBS_EN}\b", _F)
+
+
+def _restates_unhedged(prose: str, entry_texts: Sequence[str]) -> bool:
+    """A plain statement (not hedged, not a referral) that restates an entry's content."""
+    if _HEDGE.search(prose) or _REFERRAL_EN.search(prose) or _CONTACT_ONLY_ES.search(prose):
+        return False
+    return restates_entry(prose, entry_texts)
 
 
 def _is_caveat_note(prose: str, caveats: Sequence[str]) -> bool:

@@ -77,5 +77,12 @@ def figures(outcomes: list[Outcome]) -> dict[str, Any]:
         "bad_accepted": [o.case["id"] for o in bad if o.result.verdict.value == "pass"],
         "good": len(good),
         "good_blocked": [o.case["id"] for o in good if o.result.verdict.value != "pass"],
+        # Of those, the ones stopped only for style (reading grade, length): sent back to be simplified,
+        # not judged wrong. Reported beside the total, never instead of it.
+        "good_blocked_for_style_only": [
+            o.case["id"]
+            for o in good
+            if o.result.verdict.value != "pass" and o.result.rules <= {"readability", "length"}
+        ],
         "wrong": [o.case["id"] for o in outcomes if not o.ok],
     }

@@ -173,3 +173,54 @@ def test_a_claim_better_said_by_another_retrieved_entry_is_a_wrong_entry():
     assert check_claim_against("You pay a $10 supervision fee every month", [FEES], others=[VOTING]).outcome == (
         "supported"
     )
+
+
+PROBATION = EvidenceRecord(
+    slug="tx-ccp-42a-701",
+    citation="Tex. Code Crim. Proc. art. 42A.701",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.42A.htm",
+    assertable=True,
+    summary="A judge may reduce or end probation after one-third of the term or two years (whichever is less) is completed satisfactorily.",
+    excerpt="",
+)
+RELEASE = EvidenceRecord(
+    slug="tx-gov-508-147",
+    citation="Tex. Gov't Code § 508.147",
+    url="https://statutes.capitol.texas.gov/Docs/GV/htm/GV.508.htm",
+    assertable=True,
+    summary="A parole panel must order the release to mandatory supervision of an eligible person whose time served plus good time equals the sentence.",
+    excerpt="",
+)
+SNAP = EvidenceRecord(
+    slug="tx-hrc-33-018",
+    citation="Tex. Hum. Res. Code § 33.018",
+    url="https://statutes.capitol.texas.gov/Docs/HR/htm/HR.33.htm",
+    assertable=True,
+    summary="Texas generally does not apply the federal drug-felony SNAP ban.",
+    excerpt="",
+)
+
+
+def test_must_against_an_entrys_may_and_decides_against_its_must_are_contradictions():
+    assert check_claim("The judge has to end your probation after one-third of the term", PROBATION).outcome == (
+        "contradicted"
+    )
+    assert check_claim("A judge may end probation after one-third of the term", PROBATION).outcome == "supported"
+    assert check_claim("The parole panel decides whether to release you to mandatory supervision", RELEASE).outcome == (
+        "contradicted"
+    )
+
+
+def test_not_using_the_ban_agrees_with_not_applying_it():
+    assert check_claim("Texas generally doesn't use the federal SNAP ban for drug felonies", SNAP).outcome == (
+        "supported"
+    )
+
+
+def test_an_uncited_sentence_that_restates_an_entry_is_an_uncited_claim_unless_the_next_one_cites_it():
+    uncited = "A judge may reduce your probation after one-third of the term or two years."
+    assert "uncited_claim" in check_draft(draft=uncited, evidence=[PROBATION], context=ctx()).rules
+    paired = f"{uncited} That is the rule for probation [Tex. Code Crim. Proc. art. 42A.701]."
+    assert "uncited_claim" not in check_draft(draft=paired, evidence=[PROBATION], context=ctx()).rules
+    referral = "If you are not sure, the court clerk can tell you about reducing probation after two years."
+    assert "uncited_claim" not in check_draft(draft=referral, evidence=[PROBATION], context=ctx()).rules
