@@ -18,7 +18,7 @@ import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberType
 
 from conversations.hooks.normalize import clean
-from conversations.hooks.pii_names import NOT_NAME_WORDS, echo_spans, name_spans
+from conversations.hooks.pii_names import NOT_NAME_WORDS, echo_spans, name_spans, neighbour_spans
 
 __all__ = ["PII_TYPES", "Redaction", "redact"]
 
@@ -706,6 +706,7 @@ def redact(text: str, language: str | None = None, *, ner: bool | None = None) -
             spans += _model_names(text)
         names = [(s, e) for s, e, k in spans if k == "NAME"]
         spans += [(s, e, "NAME") for s, e in echo_spans(text, names)]
+        spans += [(s, e, "NAME") for s, e in neighbour_spans(text, names)]
         spans = _resolve(spans, unlabelled)
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
         spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Final
 
-__all__ = ["NOT_NAME_WORDS", "echo_spans", "name_spans"]
+__all__ = ["NOT_NAME_WORDS", "echo_spans", "name_spans", "neighbour_spans"]
 
 
 # Strong cues: whatever follows is the name.
@@ -315,6 +315,44 @@ def echo_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
         r"(?<![\w'\-])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")(?![\w\-])"
     )
     return [(m.start(), m.end()) for m in pattern.finditer(text)]
+
+
+# A capitalised word joined to a name: the rest of the same name ("Abelino [NAME]", "Anne-[NAME]", "[NAME] Miki")
+# or the next one of a list ("Cettina, [NAME], [NAME]", "Nickel and [NAME] were", "[NAME], Short and [NAME]").
+_NEIGHBOUR_WORD = r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f][\w']*"
+_NEIGHBOUR_BEFORE: Final = re.compile(rf"(?<![\w'\-])({_NEIGHBOUR_WORD})(?:[ \t]|-|,[ \t]|[ \t](?:and|&)[ \t])$")
+_NEIGHBOUR_AFTER: Final = re.compile(rf"(?:[ \t]|-|,[ \t]|[ \t](?:and|&)[ \t])({_NEIGHBOUR_WORD})(?![\w\-])")
+_PLACE_BEFORE: Final = re.compile(
+    r"\b(?:in|on|near|at|around|outside|downtown|off|from|to|of|st\.?|saint|san|santa|fort|ft|port|lake|mount|mt)\s+$",
+    re.IGNORECASE,
+)
+
+
+def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Capitalised words right before or after a name (or a [NAME] placeholder): more of a name, or the next name.
+
+    The word must not be an ordinary word, a place word or a city name that is also a given name, and a
+    place word after it ("[NAME] Houston TX", "Karen Miller Park") or a place preposition before it vetoes it.
+    """
+    found: list[tuple[int, int]] = []
+    anchors = [*spans, *((m.start(), m.end()) for m in re.finditer(r"\[NAME\]", text))]
+    for start, end in anchors:
+        before = _NEIGHBOUR_BEFORE.search(text, max(0, start - 40), start)
+        if before and _neighbour_ok(text, before.start(1), before.end(1)):
+            found.append((before.start(1), before.end(1)))
+        after = _NEIGHBOUR_AFTER.match(text, end)
+        if after and _neighbour_ok(text, after.start(1), after.end(1)):
+            found.append((after.start(1), after.end(1)))
+    return found
+
+
+def _neighbour_ok(text: str, start: int, end: int) -> bool:
+    low = text[start:end].lower()
+    if low in _STOP or low in _NOT_NAME_EXTRA or low in _TITLE_WORDS or low in _PARTICLES:
+        return False
+    if _PLACE_AFTER.match(text, end) or _PLACE_AFTER.fullmatch(text[start:end]):
+        return False
+    return _PLACE_BEFORE.search(text, max(0, start - 12), start) is None
 
 
 _HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")

@@ -64,7 +64,9 @@ def _load() -> Any:
                     "models": [{"lang_code": "en", "model_name": _model_path()}],
                 }
             )
-            analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+            engine = provider.create_engine()
+            analyzer = AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
+            analyzer.registry.add_recognizer(_unknown_proper_noun_recognizer(engine))
             # One INFO/WARNING line per recognizer and per call: noise in the app's logs, so errors only.
             logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
         except ImportError as error:  # the packages are not installed: patterns only
@@ -74,6 +76,66 @@ def _load() -> Any:
             _state["loading"] = False
         _state["analyzer"] = analyzer
         return analyzer
+
+
+# spaCy's labels that say a proper noun is a place, a date or an amount: those stay (the region lookup needs cities).
+_NOT_PERSON_LABELS: Final = frozenset(
+    {"GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "LAW", "EVENT"}
+)
+UNKNOWN_PROPER_NOUN_SCORE: Final = 0.6
+
+
+def _unknown_proper_noun_recognizer(engine: Any) -> Any:
+    """A Presidio recognizer for the names the small model tags as proper nouns but not as PERSON.
+
+    spaCy's small English model often calls an unfamiliar name ("Lyberth began writing", "Why is Armen so
+    impulsive", "says Dolgorukova") an ORG or nothing. A run of capitalised proper nouns none of which is
+    an English word (the lemmatizer's WordNet index: "Goodwill", "Workforce Solutions", "Houston" are in it)
+    nor one of the ordinary words after the name cues, and which spaCy does not call a place or a date, is
+    taken as a person. `pii._model_names` still drops the ones next to place words.
+    """
+    from presidio_analyzer import EntityRecognizer, RecognizerResult  # noqa: PLC0415 - Presidio loads on first use
+
+    from conversations.hooks.pii_names import NOT_NAME_WORDS  # noqa: PLC0415 - only with the model
+
+    nlp = engine.nlp["en"]
+    index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    english = frozenset().union(*(index[pos] for pos in ("noun", "verb", "adj", "adv")))
+
+    def unknown(token: Any) -> bool:
+        word = token.text
+        if len(word) < 2 or not word[0].isupper() or not word.replace("-", "").replace("'", "").isalpha():
+            return False
+        if word.isupper() or (word[:-1].isupper() and word.endswith("s")):  # TDCJ, HOLUM, POs: acronyms, capitals
+            return False
+        low = word.lower()
+        return low not in english and token.lemma_.lower() not in english and low not in NOT_NAME_WORDS
+
+    class UnknownProperNounRecognizer(EntityRecognizer):  # type: ignore[misc] - Presidio's base class is untyped
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            if nlp_artifacts is None or "PERSON" not in entities:
+                return []
+            doc = nlp_artifacts.tokens
+            placed = {t.i for ent in doc.ents if ent.label_ in _NOT_PERSON_LABELS for t in ent}
+            results: list[Any] = []
+            run: list[Any] = []
+            for token in [*doc, None]:
+                if token is not None and token.tag_ in ("NNP", "NNPS") and token.i not in placed and unknown(token):
+                    if run and token.idx != run[-1].idx + len(run[-1].text) + len(run[-1].whitespace_):
+                        run = []
+                    if not run or run[-1].whitespace_ == " ":
+                        run.append(token)
+                        continue
+                if run:
+                    start, end = run[0].idx, run[-1].idx + len(run[-1].text)
+                    results.append(RecognizerResult("PERSON", start, end, UNKNOWN_PROPER_NOUN_SCORE))
+                    run = []
+            return results
+
+    return UnknownProperNounRecognizer(supported_entities=["PERSON"], name="UnknownProperNounRecognizer")
 
 
 def available() -> bool:
