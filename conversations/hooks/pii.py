@@ -439,8 +439,8 @@ _NUMBER_WORDS_NUMBER: Final = re.compile(
 )
 # A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
 _NAME_NUMBER_CUED: Final = re.compile(
-    rf"\b(?:on|of|at|to|in|is|live|lives|with|address:?)\s+(?:the\s+)?"
-    rf"((?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
+    rf"\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+(?:the\s+)?"
+    rf"((?:{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
 )
 # Title-case words that name a thing with a number, not a street: "Unit 12", "Chapter 7", "Highway 6".
 _NOT_STREET_NAME: Final = frozenset(
@@ -484,6 +484,8 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
         spans.append((m.start(), m.end(), "ADDRESS"))
     for m in _NAME_NUMBER_CUED.finditer(text):
         words = m.group(1).split()
+        if len(words) > 3 and words[1].lower() in ("and", "&"):
+            words = words[2:]  # an intersection: the street with the number decides
         if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
             continue
         if _looks_like_year(words[-1]) or (len(words) == 2 and not foreign.search(m.group(1)) and len(words[-1]) < 2):
@@ -500,22 +502,71 @@ def _looks_like_year(number: str) -> bool:
     return len(digits) == 4 and digits[:2] in ("19", "20")
 
 
+# The city written on the street line after a unit, with no comma, and its region or country: "Apt. 213 Nürnberg BY",
+# "Suite 610 BODØ Norway". A foreign city routes no one to help in Texas, so it goes with the street line; a US
+# state code (or Texas) after the city keeps it, since the region lookup and the out-of-state handoff read it.
+_US_STATES: Final = frozenset(
+    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR
+    PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI US""".split()
+)
+_CITY_WORD = r"(?:[A-ZÀ-ÖØ-Þ\u0370-\u03ff][\w'\-]*)"
+_GLUED_CITY: Final = re.compile(
+    rf"[ \t]+((?:{_CITY_WORD}[ \t]+){{1,2}})([A-Z]{{2}}|{_CITY_WORD}(?:[ \t]+{_CITY_WORD})?)(?=[ \t]*(?:[?.!;:)]|$|\n|[ \t][a-z]))"
+)
+
+
+_ENDS_IN_UNIT: Final = re.compile(
+    r"\b(?:apt|apartment|unit|ste|suite|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?$", _I
+)
+
+
+@lru_cache(maxsize=1)
+def _foreign_countries() -> frozenset[str]:
+    from faker.providers.address.en_US import Provider  # noqa: PLC0415 - Faker's country list loads once, on first use
+
+    return frozenset(Provider.countries) - {"United States of America", "United States", "Mexico"}
+
+
+def _foreign_city_end(text: str, end: int) -> int:
+    m = _GLUED_CITY.match(text, end)
+    if m is None:
+        return end
+    region = m.group(2)
+    if region in _US_STATES or "texas" in m.group(0).lower():
+        return end
+    if (len(region) == 2 and region.isupper()) or region in _foreign_countries():
+        return m.end(2)
+    return end
+
+
+# An intersection written as "Oskar and Hindsholmvej 75" or "Mikael and 3173 Kerry Way" after a place cue.
+_INTERSECTION_BEFORE: Final = re.compile(
+    rf"\b(?:at|to|is|on|of|address:?)\s+({_TITLE_WORD})\s+(?:and|&)\s+$", re.IGNORECASE
+)
+
+
 def _extend(text: str, spans: list[_Span]) -> list[_Span]:
     """Grow each address over what belongs to its street line: units, a second street-type phrase, a corner."""
     title, _ = _street_words()
     out: list[_Span] = []
     for start, stop, k in spans:
         s, e = start, stop
+        unit_end = -1
         while True:
             unit = _UNIT_TAIL.match(text, e)
             if unit:
-                e = unit.end()
+                e = unit_end = unit.end()
                 continue
             tail = _TITLE_TAIL.match(text, e)
             street = title.match(text, tail.end()) if tail else None
             if street is None:
                 break
             e = street.end()
+        if e == unit_end or _ENDS_IN_UNIT.search(text, s, e):
+            e = _foreign_city_end(text, e)
+        intersection = _INTERSECTION_BEFORE.search(text, max(0, s - 40), s)
+        if intersection:
+            s = intersection.start(1)
         corner = _CORNER.search(text, max(0, s - 20), s)
         if corner and corner.end() == s:
             second = _CORNER_SECOND.match(text, e)
@@ -706,8 +757,10 @@ def redact(text: str, language: str | None = None, *, ner: bool | None = None) -
             spans += _model_names(text)
         names = [(s, e) for s, e, k in spans if k == "NAME"]
         spans += [(s, e, "NAME") for s, e in echo_spans(text, names)]
-        spans += [(s, e, "NAME") for s, e in neighbour_spans(text, names)]
         spans = _resolve(spans, unlabelled)
+        # Only a name that won its place lends its neighbours a name: a street's "Dr" read as a name does not.
+        kept = [(s, e) for s, e, k in spans if k == "NAME"]
+        spans = _resolve(spans + [(s, e, "NAME") for s, e in neighbour_spans(text, kept)], [])
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
         spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]
         if not spans:

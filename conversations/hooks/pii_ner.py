@@ -10,6 +10,7 @@ redaction falls back to the patterns alone (a warning is logged once).
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import Any, Final
@@ -83,6 +84,28 @@ _NOT_PERSON_LABELS: Final = frozenset(
     {"GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "LAW", "EVENT"}
 )
 UNKNOWN_PROPER_NOUN_SCORE: Final = 0.6
+_NAME_SHAPE: Final = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|[OD]'[^\W\d_]+")
+_PLACE_PREPOSITIONS: Final = frozenset("in at near around outside into downtown off through across of from en".split())
+
+
+def _proper_noun_runs(doc: Any) -> list[list[Any]]:
+    """Maximal runs of proper nouns joined by single spaces ("Corpus Christi", "Riku Andou")."""
+    runs: list[list[Any]] = []
+    run: list[Any] = []
+    for token in doc:
+        if token.tag_ in ("NNP", "NNPS"):
+            if run and run[-1].whitespace_ == " " and run[-1].i + 1 == token.i:
+                run.append(token)
+                continue
+            if run:
+                runs.append(run)
+            run = [token]
+        elif run:
+            runs.append(run)
+            run = []
+    if run:
+        runs.append(run)
+    return runs
 
 
 def _unknown_proper_noun_recognizer(engine: Any) -> Any:
@@ -104,8 +127,8 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
 
     def unknown(token: Any) -> bool:
         word = token.text
-        if len(word) < 2 or not word[0].isupper() or not word.replace("-", "").replace("'", "").isalpha():
-            return False
+        if len(word) < 3 or not word[0].isupper() or not _NAME_SHAPE.fullmatch(word):
+            return False  # "Gov't", "Dr", "4th": abbreviations and numbers are not names
         if word.isupper() or (word[:-1].isupper() and word.endswith("s")):  # TDCJ, HOLUM, POs: acronyms, capitals
             return False
         low = word.lower()
@@ -121,18 +144,19 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
             doc = nlp_artifacts.tokens
             placed = {t.i for ent in doc.ents if ent.label_ in _NOT_PERSON_LABELS for t in ent}
             results: list[Any] = []
-            run: list[Any] = []
-            for token in [*doc, None]:
-                if token is not None and token.tag_ in ("NNP", "NNPS") and token.i not in placed and unknown(token):
-                    if run and token.idx != run[-1].idx + len(run[-1].text) + len(run[-1].whitespace_):
-                        run = []
-                    if not run or run[-1].whitespace_ == " ":
-                        run.append(token)
+            for run in _proper_noun_runs(doc):
+                before = doc[run[0].i - 1].lower_ if run[0].i > 0 else ""
+                if before in _PLACE_PREPOSITIONS or any(t.i in placed for t in run):
+                    continue  # "in Corpus Christi", "out of Garza West": a place, which the region lookup needs
+                part: list[Any] = []
+                for token in [*run, None]:
+                    if token is not None and unknown(token):
+                        part.append(token)
                         continue
-                if run:
-                    start, end = run[0].idx, run[-1].idx + len(run[-1].text)
-                    results.append(RecognizerResult("PERSON", start, end, UNKNOWN_PROPER_NOUN_SCORE))
-                    run = []
+                    if part:
+                        start, end = part[0].idx, part[-1].idx + len(part[-1].text)
+                        results.append(RecognizerResult("PERSON", start, end, UNKNOWN_PROPER_NOUN_SCORE))
+                        part = []
             return results
 
     return UnknownProperNounRecognizer(supported_entities=["PERSON"], name="UnknownProperNounRecognizer")
