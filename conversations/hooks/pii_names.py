@@ -338,7 +338,9 @@ def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
     anchors = [*spans, *((m.start(), m.end()) for m in re.finditer(r"\[NAME\]", text))]
     for start, end in anchors:
         before = _NEIGHBOUR_BEFORE.search(text, max(0, start - 40), start)
-        if before and _neighbour_ok(text, before.start(1), before.end(1)):
+        # A given name right before a surname is the same name even after "from" ("the verses from Frej [NAME]").
+        same_name = before is not None and text[before.end(1) : start] in (" ", "-")
+        if before and _neighbour_ok(text, before.start(1), before.end(1), place_cue=not same_name):
             found.append((before.start(1), before.end(1)))
         after = _NEIGHBOUR_AFTER.match(text, end)
         if after and _neighbour_ok(text, after.start(1), after.end(1)):
@@ -346,13 +348,13 @@ def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
     return found
 
 
-def _neighbour_ok(text: str, start: int, end: int) -> bool:
+def _neighbour_ok(text: str, start: int, end: int, *, place_cue: bool = True) -> bool:
     low = text[start:end].lower()
     if low in _STOP or low in _NOT_NAME_EXTRA or low in _TITLE_WORDS or low in _PARTICLES:
         return False
     if _PLACE_AFTER.match(text, end) or _PLACE_AFTER.fullmatch(text[start:end]):
         return False
-    return _PLACE_BEFORE.search(text, max(0, start - 12), start) is None
+    return not place_cue or _PLACE_BEFORE.search(text, max(0, start - 12), start) is None
 
 
 _HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")
