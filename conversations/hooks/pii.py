@@ -467,6 +467,19 @@ _PREFIX_STREET: Final = re.compile(
 _SHIP: Final = re.compile(rf"\b(?-i:USNS|USS|USCGC)\s+{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)")
 
 
+# A street named first in the European way, its type fused to the name or written after it, then the number:
+# "Hauptstrasse 75", "Eichendorffstr. 41", "Kloosterhof 167", "Gl. Sygehusvej 153", "Martin Linges veg 149".
+_FUSED_TYPES = (
+    r"(?:stra(?:ss|ß)e|str\.|gasse|weg|platz|allee|damm|ufer|hof|laan|straat|gracht|plein|kade|singel|vej|gade|"
+    r"v(?:æ|ae)nget|gatan|v(?:ä|a)gen|gata|gr(?:ä|a)nd|torget|veien|vegen|str(?:æ|ae)de|utca|ulica|katu|kuja|terrasse|all(?:é|ee))"
+)
+# Case-sensitive: the name is capitalised and a type written apart is lower case, so "About 5 years" stays.
+_FUSED_STREET: Final = re.compile(
+    rf"(?<![\w'\-.])(?:(?:Gl|St|Sv|Ny)\.\s+)?(?:{_TITLE_WORD}\s+){{0,2}}"
+    rf"(?:[A-ZÀ-ÖØ-Þ][^\W\d_]*{_FUSED_TYPES}|{_FUSED_TYPES}(?<!\.)|veg|vei|gate)\s+\d{{1,4}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
+)
+
+
 def _street_suffix_addresses(text: str) -> list[_Span]:
     title, foreign = _street_words()
     spans: list[_Span] = []
@@ -492,6 +505,9 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
             continue
         spans.append((m.start(1), m.end(1), "ADDRESS"))
     spans += [(m.start(), m.end(), "ADDRESS") for m in _PREFIX_STREET.finditer(text)]
+    for m in _FUSED_STREET.finditer(text):
+        if not _looks_like_year(m.group(0).split()[-1]):
+            spans.append((m.start(), m.end(), "ADDRESS"))
     for m in _SHIP.finditer(text):
         spans.append((m.start(), m.end(), "ADDRESS"))
     return spans
@@ -728,6 +744,21 @@ def _resolve(spans: list[_Span], unlabelled: list[_Span]) -> list[_Span]:
     return chosen
 
 
+# A word read as a name and then a house number that ends the line or clause is a street named first:
+# "validate the following? Castelao 66", "Skogarlond 53" on an address line. A year or a time is not a house number.
+_HOUSE_NUMBER_AFTER: Final = re.compile(r"[ \t]+(\d{1,4}[A-Za-z]?)(?=[ \t]*(?:$|\n|[,;!?)]|\.(?!\d)))")
+
+
+def _street_named_like_a_person(text: str, span: _Span) -> _Span:
+    start, end, kind = span
+    if kind != "NAME":
+        return span
+    m = _HOUSE_NUMBER_AFTER.match(text, end)
+    if m is None or _looks_like_year(m.group(1)) or " " in text[start:end].strip():
+        return span
+    return (start, m.end(1), "ADDRESS")
+
+
 def _apply(text: str, spans: list[_Span]) -> str:
     parts = []
     last = 0
@@ -761,6 +792,7 @@ def redact(text: str, language: str | None = None, *, ner: bool | None = None) -
         # Only a name that won its place lends its neighbours a name: a street's "Dr" read as a name does not.
         kept = [(s, e) for s, e, k in spans if k == "NAME"]
         spans = _resolve(spans + [(s, e, "NAME") for s, e in neighbour_spans(text, kept)], [])
+        spans = [_street_named_like_a_person(text, span) for span in spans]
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
         spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]
         if not spans:
