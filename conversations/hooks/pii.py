@@ -18,7 +18,7 @@ import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberType
 
 from conversations.hooks.normalize import clean
-from conversations.hooks.pii_names import NOT_NAME_WORDS, echo_spans, name_spans, neighbour_spans
+from conversations.hooks.pii_names import NOT_NAME_WORDS, block_names, echo_spans, name_spans, neighbour_spans
 
 __all__ = ["PII_TYPES", "Redaction", "redact"]
 
@@ -231,6 +231,7 @@ _NAME_GAP: Final = re.compile(r"[ \t]+")
 # En and em dashes, minus signs and the like read as "-" for matching (one character for one).
 _DASHES: Final = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"))
 
+_CONTACT_PLACEHOLDER: Final = re.compile(r"\[(?:ADDRESS|PHONE|EMAIL)\]")
 _PLACEHOLDER: Final = re.compile(r"\[(?:" + "|".join(PII_TYPES) + r")\]")
 
 
@@ -791,7 +792,9 @@ def redact(text: str, language: str | None = None, *, ner: bool | None = None) -
         spans = _resolve(spans, unlabelled)
         # Only a name that won its place lends its neighbours a name: a street's "Dr" read as a name does not.
         kept = [(s, e) for s, e, k in spans if k == "NAME"]
-        spans = _resolve(spans + [(s, e, "NAME") for s, e in neighbour_spans(text, kept)], [])
+        contact = any(k in ("ADDRESS", "PHONE", "EMAIL") for _, _, k in spans) or _CONTACT_PLACEHOLDER.search(text)
+        more = neighbour_spans(text, kept) + block_names(text, kept, bool(contact))
+        spans = _resolve(spans + [(s, e, "NAME") for s, e in more], [])
         spans = [_street_named_like_a_person(text, span) for span in spans]
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
         spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]

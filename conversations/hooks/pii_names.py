@@ -12,13 +12,13 @@ import re
 from functools import lru_cache
 from typing import Final
 
-__all__ = ["NOT_NAME_WORDS", "echo_spans", "name_spans", "neighbour_spans"]
+__all__ = ["NOT_NAME_WORDS", "block_names", "echo_spans", "name_spans", "neighbour_spans"]
 
 
 # Strong cues: whatever follows is the name.
 _STRONG: Final = re.compile(
     r"\b(?:my\s+(?:full\s+)?name(?:\s+is|'s|\u2019s|s)|(?<!the\s)name\s+is|me\s+llamo|mi\s+nombre\s+es|"
-    r"mi\s+nombre:|my\s+name:|se\s+llama|my\s+name's)\s+",
+    r"mi\s+nombre:|my\s+name:|se\s+llama|my\s+name's|(?m:^[ \t]*(?:full\s+)?name:|^[ \t]*nombre:))[ \t]+",
     re.IGNORECASE,
 )
 # Self-introductions: "I'm John Smith", "soy maria lopez", "this is Angela", "habla Verónica".
@@ -355,6 +355,53 @@ def _neighbour_ok(text: str, start: int, end: int, *, place_cue: bool = True) ->
     if _PLACE_AFTER.match(text, end) or _PLACE_AFTER.fullmatch(text[start:end]):
         return False
     return not place_cue or _PLACE_BEFORE.search(text, max(0, start - 12), start) is None
+
+
+# The top line of an address block or a signature ("Antonina / Office clerk / 93141 ..."), and the speakers of a
+# dialogue ("Eser: What a wife." when another speaker is a name). Field labels are not speakers.
+_BLOCK_LINE: Final = re.compile(
+    rf"[ \t}}{{>]*({_NEIGHBOUR_WORD}(?:[ \t]+(?:[A-Z]\.?|{_NEIGHBOUR_WORD})){{0,2}})[ \t]*(?:\n|$)"
+)
+_SPEAKER: Final = re.compile(rf"(?m)^[ \t]*({_NEIGHBOUR_WORD})[ \t]*:[ \t]*(?=\S)")
+_LABELS: Final = frozenset(
+    """name phone tel email e-mail mail address website web mobile cell desk fax office home work date time bot user
+    answer question note notes subject re from to cc dob ssn id account customer agent client re caller reply""".split()
+)
+_STREET_LINE_START: Final = re.compile(r"(?m)(?<=\n)[ \t}{>]*\[ADDRESS\]")
+
+
+def block_names(text: str, spans: list[tuple[int, int]], contact_found: bool) -> list[tuple[int, int]]:
+    """Names by their place in a message: the top line of an address block, the speakers of a dialogue.
+
+    `spans` are the names found so far; `contact_found` says an address, phone or email is in the text
+    (found now or already a placeholder), which makes the top line the addressee.
+    """
+    found: list[tuple[int, int]] = []
+    if contact_found and "\n" in text:
+        start = len(text) - len(text.lstrip(" \t\n}{>"))
+        m = _BLOCK_LINE.match(text, max(0, text.rfind("\n", 0, start) + 1) if start else 0)
+        if m and _block_words_ok(m.group(1)):
+            found.append((m.start(1), m.end(1)))
+    # The addressee's line sits right above the street line: "}} Neudorf \n}} [ADDRESS]".
+    for street in _STREET_LINE_START.finditer(text):
+        above = text.rfind("\n", 0, max(0, street.start() - 1))
+        m = _BLOCK_LINE.match(text, above + 1)
+        if m and m.end() >= street.start() - 1 and _block_words_ok(m.group(1)):
+            found.append((m.start(1), m.end(1)))
+    speakers = list(_SPEAKER.finditer(text))
+    if len(speakers) >= 2:
+        named = any(any(s <= m.start(1) < e for s, e in spans) for m in speakers)
+        named = named or re.search(r"(?m)^[ \t]*\[NAME\][ \t]*:", text) is not None
+        if named:
+            found += [(m.start(1), m.end(1)) for m in speakers if _block_words_ok(m.group(1))]
+    return found
+
+
+def _block_words_ok(value: str) -> bool:
+    words = [w.rstrip(".").lower() for w in value.split()]
+    if any(w in _STOP or w in _NOT_NAME_EXTRA or w in _LABELS for w in words if len(w) > 1):
+        return False
+    return _PLACE_AFTER.search(value) is None
 
 
 _HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")

@@ -179,7 +179,18 @@ def entity_spans(text: str, entities: list[str] | None = None, min_score: float 
         results = analyzer.analyze(text=text, language="en", entities=entities)
     finally:
         _busy.active = False
-    return [(r.start, r.end, r.entity_type) for r in results if r.score >= min_score]
+    spans = []
+    for r in results:
+        if r.score < min_score:
+            continue
+        # spaCy can end an entity on a line break ("Maria Lopez\n"): the break is not the name, and masking it
+        # would join the lines.
+        value = text[r.start : r.end]
+        start = r.start + len(value) - len(value.lstrip())
+        end = r.end - (len(value) - len(value.rstrip()))
+        if end > start:
+            spans.append((start, end, r.entity_type))
+    return spans
 
 
 def person_spans(text: str) -> list[tuple[int, int]]:

@@ -150,3 +150,15 @@ def test_a_place_after_a_preposition_is_not_read_as_a_name() -> None:
     for text in ("i need 2 forms of ID for the DPS in Corpus Christi", "just got out of Garza West unit"):
         out = redact(text, ner=True).text
         assert find_city(out) == find_city(text) and "[NAME]" not in out, out
+
+
+def test_an_address_block_keeps_its_lines_and_its_city() -> None:
+    out = redact("Maria Lopez\n1200 Elm St\nHouston TX 77002", ner=True).text
+    assert out == "[NAME]\n[ADDRESS]\nHouston TX 77002"
+
+
+def test_the_addressee_line_and_the_speakers_of_a_dialogue_are_names() -> None:
+    block = redact("Oyelaran \nOffice clerk \n93141 Kastanienweg 36 \nGöttingen", ner=True).text
+    assert "Oyelaran" not in block and "Office clerk" in block
+    talk = redact("Tsegaye: are you coming?\nJohn: yes, at noon", ner=True).text
+    assert "Tsegaye" not in talk and "John" not in talk
