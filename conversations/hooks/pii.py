@@ -115,11 +115,12 @@ _PHONE_CANDIDATE: Final = re.compile(
     r"(?<![\w+])(?:(?P<nanp>\+?(?:1[\s.\-]*)?\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}|\d{3}[\s.\-]?\d{4})"
     r"|(?P<intl>\+\d{1,3}(?:[\s.\-]*\(?\d{1,4}\)?){2,5}))(?![\w])"
 )
+# A comma just before counts as a thousands separator only after a digit ("1,234 5678"), not in "Office,9175 3554".
 # Numbers written the way other countries group them: "81 1234 5678" and "044 55 1234 5678" (Mexico),
 # "0664 550 49 95", "(11) 7881-7987", "+46 (0)64 57 86 57", "039-891-4637x5052". Eight or more digits in
 # at least two groups; dates, times, money and statute numbers have their own shapes and stay.
 _PHONE_GROUPED: Final = re.compile(
-    r"(?<![\w+$/:.,])(?:\+\s?|00\s?|011\s?)?(?:\(\d{1,5}\)|\d{1,5})(?:\s?\(0\))?"
+    r"(?<![\w+$/:.])(?<!\d,)(?:\+\s?|00\s?|011\s?)?(?:\(\d{1,5}\)|\d{1,5})(?:\s?\(0\))?"
     r"(?:(?:[ \-.]|\)\s?)?\(?\d{2,5}\)?){1,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/:]|[.,]\d)",
     _I,
 )
@@ -319,7 +320,7 @@ def _medicare_ids(text: str) -> list[_Span]:
 
 
 # A national number written unbroken with its trunk prefix: "07289025797" (UK mobile), "0443302925".
-_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.,\-])0\d{9,10}(?![\w/:\-]|[.,]\d)")
+_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.\-])(?<!\d,)0\d{9,10}(?![\w/:\-]|[.,]\d)")
 
 
 def _grouped_phones(text: str) -> list[_Span]:

@@ -162,3 +162,9 @@ def test_the_addressee_line_and_the_speakers_of_a_dialogue_are_names() -> None:
     assert "Oyelaran" not in block and "Office clerk" in block
     talk = redact("Tsegaye: are you coming?\nJohn: yes, at noon", ner=True).text
     assert "Tsegaye" not in talk and "John" not in talk
+
+
+def test_a_phone_right_after_a_comma_goes_and_a_thousands_separator_stays() -> None:
+    out = redact("67 501 36 56-Office,9175 3554-Fax,07289025797-Mobile", ner=False).text
+    assert "9175" not in out and "07289025797" not in out, out
+    assert redact("I owe $1,250 and 300 in fines", ner=False).text == "I owe $1,250 and 300 in fines"
