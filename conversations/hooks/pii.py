@@ -320,7 +320,7 @@ def _medicare_ids(text: str) -> list[_Span]:
 
 
 # A national number written unbroken with its trunk prefix: "07289025797" (UK mobile), "0443302925".
-_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.\-])(?<!\d,)0\d{9,10}(?![\w/:\-]|[.,]\d)")
+_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.\-])(?<!\d,)0\d{9,10}(?![\w/:]|-\d|[.,]\d)")
 
 
 def _grouped_phones(text: str) -> list[_Span]:
