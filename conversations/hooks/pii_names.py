@@ -21,9 +21,9 @@ _STRONG: Final = re.compile(
     r"mi\s+nombre:|my\s+name:|se\s+llama|my\s+name's|(?m:^[ \t]*(?:full\s+)?name:|^[ \t]*nombre:))[ \t]+",
     re.IGNORECASE,
 )
-# Self-introductions: "I'm John Smith", "soy maria lopez", "this is Angela", "habla Verónica".
+# Self-introductions: "I'm John Smith", "soy maria lopez", "this is Angela", "habla Verónica", "everyone calls me Emily".
 _INTRO: Final = re.compile(
-    r"(?:\b(?:i\s*['\u2019]?\s*m|i\s+am|soy|habla|hablas?\s+con)\s+"
+    r"(?:\b(?:i\s*['\u2019]?\s*m|i\s+am|soy|habla|hablas?\s+con|call(?:s|ed)?\s+me|go(?:es)?\s+by|me\s+dicen)\s+"
     r"|(?:^|[.!?]\s+|\b(?:hi|hey|hello|hola|yes|yeah|si|sí|ok)[,!.]?\s+)(?:this\s+is|it'?s|its|es)\s+)",
     re.IGNORECASE,
 )

@@ -122,6 +122,7 @@ def test_redacting_twice_changes_nothing_with_the_model_on(text: str) -> None:
         # The rest of a half-found name, and the next name of a list.
         ("we need to add Abelardo Quispe as my emergency contact", ["Abelardo", "Quispe"]),
         ("my kids are Marisol, Jaylen and Dariusz", ["Marisol", "Jaylen", "Dariusz"]),
+        ("my name is Robert but everyone calls me Tsegaye", ["Robert", "Tsegaye"]),
     ],
 )
 def test_names_the_model_does_not_label_go(text: str, gone: list[str]) -> None:
@@ -144,6 +145,11 @@ def test_the_street_line_goes_and_the_routing_place_stays(text: str, gone: list[
     out = redact(text, ner=True).text
     assert all(word not in out for word in gone), out
     assert all(word in out for word in kept), out
+
+
+def test_a_time_or_a_word_after_call_me_is_not_a_name() -> None:
+    for text in ("call me Monday after 3", "pls call me ASAP", "she called me yesterday about housing"):
+        assert redact(text, ner=True).text == text
 
 
 def test_a_place_after_a_preposition_is_not_read_as_a_name() -> None:
