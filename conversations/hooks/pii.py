@@ -18,7 +18,15 @@ import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberType
 
 from conversations.hooks.normalize import clean
-from conversations.hooks.pii_names import NOT_NAME_WORDS, block_names, echo_spans, name_spans, neighbour_spans
+from conversations.hooks.pii_names import (
+    NOT_NAME_WORDS,
+    block_names,
+    echo_spans,
+    is_place_name,
+    name_spans,
+    neighbour_spans,
+    place_spans,
+)
 
 __all__ = ["PII_TYPES", "Redaction", "redact"]
 
@@ -695,10 +703,13 @@ def _model_names(text: str) -> list[_Span]:
     from conversations.hooks import pii_ner  # noqa: PLC0415 - the name model (spaCy, Presidio) loads on first use, not at import
 
     spans: list[_Span] = []
+    places = place_spans(text)
     for start, end in pii_ner.person_spans(text):
         value = text[start:end]
-        if _NER_NOT_NAME.fullmatch(value) or "[" in value or "]" in value:
-            continue
+        if any(s <= start and end <= e for s, e in places):
+            continue  # "Fort Worth is far": part of a registered place
+        if _NER_NOT_NAME.fullmatch(value) or "[" in value or "]" in value or is_place_name(value):
+            continue  # a registered place ("Pflugerville is far") stays for the region lookup
         if not any(ch.isupper() for ch in value) or any(w.lower() in NOT_NAME_WORDS for w in value.split()):
             continue
         if _NER_BEFORE_PLACE.search(text, max(0, start - 20), start) or _NER_AFTER_PLACE.match(text, end):

@@ -12,7 +12,16 @@ import re
 from functools import lru_cache
 from typing import Final
 
-__all__ = ["NOT_NAME_WORDS", "block_names", "echo_spans", "name_spans", "neighbour_spans"]
+__all__ = [
+    "NOT_NAME_WORDS",
+    "block_names",
+    "echo_spans",
+    "is_place_name",
+    "name_spans",
+    "neighbour_spans",
+    "place_names_register",
+    "place_spans",
+]
 
 
 # Strong cues: whatever follows is the name.
@@ -350,7 +359,7 @@ def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
 
 def _neighbour_ok(text: str, start: int, end: int, *, place_cue: bool = True) -> bool:
     low = text[start:end].lower()
-    if low in _STOP or low in _NOT_NAME_EXTRA or low in _TITLE_WORDS or low in _PARTICLES:
+    if low in _STOP or is_place_name(low) or low in _NOT_NAME_EXTRA or low in _TITLE_WORDS or low in _PARTICLES:
         return False
     if _PLACE_AFTER.match(text, end) or _PLACE_AFTER.fullmatch(text[start:end]):
         return False
@@ -399,9 +408,40 @@ def block_names(text: str, spans: list[tuple[int, int]], contact_found: bool) ->
 
 def _block_words_ok(value: str) -> bool:
     words = [w.rstrip(".").lower() for w in value.split()]
-    if any(w in _STOP or w in _NOT_NAME_EXTRA or w in _LABELS for w in words if len(w) > 1):
+    if any(w in _STOP or w in _NOT_NAME_EXTRA or w in _LABELS for w in words if len(w) > 1) or is_place_name(value):
         return False
     return _PLACE_AFTER.search(value) is None
+
+
+# Place names the region lookup reads with no cue, registered by the app that owns the gazetteer (hooks import no
+# other app): the name model and the position rules never take them for a person. Cue rules ("my PO Officer
+# Allen", "my name is") still do.
+_PLACE_NAMES: set[str] = set()
+
+
+_PLACE_PATTERN: list[re.Pattern[str]] = []
+
+
+def place_names_register(names: list[str]) -> None:
+    """Add place names (any case) that must stay readable for the region lookup."""
+    _PLACE_NAMES.update(" ".join(n.lower().split()) for n in names if n.strip())
+    several = sorted((n for n in _PLACE_NAMES if " " in n or "-" in n), key=len, reverse=True)
+    _PLACE_PATTERN[:] = (
+        [re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in several) + r")(?!\w)", re.I)]
+        if several
+        else []
+    )
+
+
+def place_spans(text: str) -> list[tuple[int, int]]:
+    """Where registered names of more than one word stand in `text` ("Fort Worth", "Sugar Land")."""
+    return [(m.start(), m.end()) for pattern in _PLACE_PATTERN for m in pattern.finditer(text)]
+
+
+def is_place_name(value: str) -> bool:
+    """True when `value` (or every word of it) is a registered place name: "Pflugerville", "Sugar Land"."""
+    low = " ".join(value.lower().replace("\u2019", "'").removesuffix("'s").split())
+    return bool(low) and (low in _PLACE_NAMES or all(w in _PLACE_NAMES for w in low.split()))
 
 
 _HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")
@@ -409,7 +449,14 @@ _HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")
 
 def name_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names the cues point at."""
-    spans: list[tuple[int, int]] = _full_names(text) + _cued_given(text)
+    # A known name in a weak cue that is also a registered city stays: "Rosenberg is far", "Fort Worth has".
+    places = place_spans(text)
+    weak = [
+        (s, e)
+        for s, e in _full_names(text) + _cued_given(text)
+        if not is_place_name(text[s:e]) and not any(a <= s and e <= b for a, b in places)
+    ]
+    spans: list[tuple[int, int]] = weak
     for m in _STRONG.finditer(text):
         end = _take(text, m.end(), strong=True)
         if end > m.end():

@@ -88,6 +88,20 @@ _NAME_SHAPE: Final = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|[OD]'[^\W\d_]+")
 _PLACE_PREPOSITIONS: Final = frozenset("in at near around outside into downtown off through across of from en".split())
 
 
+# Verbs whose subject is a person, not a town: "Ekmečić lives at ...", "Alexeyeva said", "Motochika began writing".
+_PERSON_VERBS: Final = frozenset(
+    """live say tell shout begin write talk speak work want need text love spend explain sing marry meet die
+    ask answer reply laugh cry smile""".split()
+)
+
+
+def _does_what_people_do(token: Any) -> bool:
+    head = token.head
+    return (
+        token.dep_ in ("nsubj", "nsubjpass") and head.pos_ in ("VERB", "AUX") and head.lemma_.lower() in _PERSON_VERBS
+    )
+
+
 def _proper_noun_runs(doc: Any) -> list[list[Any]]:
     """Maximal runs of proper nouns joined by single spaces ("Corpus Christi", "Riku Andou")."""
     runs: list[list[Any]] = []
@@ -146,8 +160,10 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
             results: list[Any] = []
             for run in _proper_noun_runs(doc):
                 before = doc[run[0].i - 1].lower_ if run[0].i > 0 else ""
-                if before in _PLACE_PREPOSITIONS or any(t.i in placed for t in run):
+                if before in _PLACE_PREPOSITIONS:
                     continue  # "in Corpus Christi", "out of Garza West": a place, which the region lookup needs
+                if any(t.i in placed for t in run) and not _does_what_people_do(run[-1]):
+                    continue  # spaCy says a place; only a person's verb ("Ekmečić lives at", "says") overrules it
                 part: list[Any] = []
                 for token in [*run, None]:
                     if token is not None and unknown(token):
