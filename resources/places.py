@@ -95,6 +95,12 @@ def _zip_tables() -> tuple[dict[str, Place], list[tuple[int, int, Place]]]:
     return prefixes, ranges
 
 
+def unambiguous_city_names() -> list[str]:
+    """City and area names the region lookup reads without a cue ("Pflugerville is far"); ambiguous ones
+    (Allen, Mission, Tyler…) need "in" or ", TX" and are left out."""
+    return sorted(city.name for city in _cities().values() if not city.ambiguous)
+
+
 def city_count() -> int:
     return len(_cities()) - len(AREAS)
 

@@ -18,7 +18,15 @@ import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberType
 
 from conversations.hooks.normalize import clean
-from conversations.hooks.pii_names import NOT_NAME_WORDS, echo_spans, name_spans
+from conversations.hooks.pii_names import (
+    NOT_NAME_WORDS,
+    block_names,
+    echo_spans,
+    is_place_name,
+    name_spans,
+    neighbour_spans,
+    place_spans,
+)
 
 __all__ = ["PII_TYPES", "Redaction", "redact"]
 
@@ -115,11 +123,12 @@ _PHONE_CANDIDATE: Final = re.compile(
     r"(?<![\w+])(?:(?P<nanp>\+?(?:1[\s.\-]*)?\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}|\d{3}[\s.\-]?\d{4})"
     r"|(?P<intl>\+\d{1,3}(?:[\s.\-]*\(?\d{1,4}\)?){2,5}))(?![\w])"
 )
+# A comma just before counts as a thousands separator only after a digit ("1,234 5678"), not in "Office,9175 3554".
 # Numbers written the way other countries group them: "81 1234 5678" and "044 55 1234 5678" (Mexico),
 # "0664 550 49 95", "(11) 7881-7987", "+46 (0)64 57 86 57", "039-891-4637x5052". Eight or more digits in
 # at least two groups; dates, times, money and statute numbers have their own shapes and stay.
 _PHONE_GROUPED: Final = re.compile(
-    r"(?<![\w+$/:.,])(?:\+\s?|00\s?|011\s?)?(?:\(\d{1,5}\)|\d{1,5})(?:\s?\(0\))?"
+    r"(?<![\w+$/:.])(?<!\d,)(?:\+\s?|00\s?|011\s?)?(?:\(\d{1,5}\)|\d{1,5})(?:\s?\(0\))?"
     r"(?:(?:[ \-.]|\)\s?)?\(?\d{2,5}\)?){1,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/:]|[.,]\d)",
     _I,
 )
@@ -231,6 +240,7 @@ _NAME_GAP: Final = re.compile(r"[ \t]+")
 # En and em dashes, minus signs and the like read as "-" for matching (one character for one).
 _DASHES: Final = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"))
 
+_CONTACT_PLACEHOLDER: Final = re.compile(r"\[(?:ADDRESS|PHONE|EMAIL)\]")
 _PLACEHOLDER: Final = re.compile(r"\[(?:" + "|".join(PII_TYPES) + r")\]")
 
 
@@ -318,7 +328,7 @@ def _medicare_ids(text: str) -> list[_Span]:
 
 
 # A national number written unbroken with its trunk prefix: "07289025797" (UK mobile), "0443302925".
-_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.,\-])0\d{9,10}(?![\w/:\-]|[.,]\d)")
+_TRUNK_PHONE: Final = re.compile(r"(?<![\w+$/:.\-])(?<!\d,)0\d{9,10}(?![\w/:]|-\d|[.,]\d)")
 
 
 def _grouped_phones(text: str) -> list[_Span]:
@@ -439,8 +449,8 @@ _NUMBER_WORDS_NUMBER: Final = re.compile(
 )
 # A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
 _NAME_NUMBER_CUED: Final = re.compile(
-    rf"\b(?:on|of|at|to|in|is|live|lives|with|address:?)\s+(?:the\s+)?"
-    rf"((?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
+    rf"\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+(?:the\s+)?"
+    rf"((?:{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
 )
 # Title-case words that name a thing with a number, not a street: "Unit 12", "Chapter 7", "Highway 6".
 _NOT_STREET_NAME: Final = frozenset(
@@ -467,6 +477,19 @@ _PREFIX_STREET: Final = re.compile(
 _SHIP: Final = re.compile(rf"\b(?-i:USNS|USS|USCGC)\s+{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)")
 
 
+# A street named first in the European way, its type fused to the name or written after it, then the number:
+# "Hauptstrasse 75", "Eichendorffstr. 41", "Kloosterhof 167", "Gl. Sygehusvej 153", "Martin Linges veg 149".
+_FUSED_TYPES = (
+    r"(?:stra(?:ss|ß)e|str\.|gasse|weg|platz|allee|damm|ufer|hof|laan|straat|gracht|plein|kade|singel|vej|gade|"
+    r"v(?:æ|ae)nget|gatan|v(?:ä|a)gen|gata|gr(?:ä|a)nd|torget|veien|vegen|str(?:æ|ae)de|utca|ulica|katu|kuja|terrasse|all(?:é|ee))"
+)
+# Case-sensitive: the name is capitalised and a type written apart is lower case, so "About 5 years" stays.
+_FUSED_STREET: Final = re.compile(
+    rf"(?<![\w'\-.])(?:(?:Gl|St|Sv|Ny)\.\s+)?(?:{_TITLE_WORD}\s+){{0,2}}"
+    rf"(?:[A-ZÀ-ÖØ-Þ][^\W\d_]*{_FUSED_TYPES}|{_FUSED_TYPES}(?<!\.)|veg|vei|gate)\s+\d{{1,4}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
+)
+
+
 def _street_suffix_addresses(text: str) -> list[_Span]:
     title, foreign = _street_words()
     spans: list[_Span] = []
@@ -484,12 +507,17 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
         spans.append((m.start(), m.end(), "ADDRESS"))
     for m in _NAME_NUMBER_CUED.finditer(text):
         words = m.group(1).split()
+        if len(words) > 3 and words[1].lower() in ("and", "&"):
+            words = words[2:]  # an intersection: the street with the number decides
         if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
             continue
         if _looks_like_year(words[-1]) or (len(words) == 2 and not foreign.search(m.group(1)) and len(words[-1]) < 2):
             continue
         spans.append((m.start(1), m.end(1), "ADDRESS"))
     spans += [(m.start(), m.end(), "ADDRESS") for m in _PREFIX_STREET.finditer(text)]
+    for m in _FUSED_STREET.finditer(text):
+        if not _looks_like_year(m.group(0).split()[-1]):
+            spans.append((m.start(), m.end(), "ADDRESS"))
     for m in _SHIP.finditer(text):
         spans.append((m.start(), m.end(), "ADDRESS"))
     return spans
@@ -500,22 +528,71 @@ def _looks_like_year(number: str) -> bool:
     return len(digits) == 4 and digits[:2] in ("19", "20")
 
 
+# The city written on the street line after a unit, with no comma, and its region or country: "Apt. 213 Nürnberg BY",
+# "Suite 610 BODØ Norway". A foreign city routes no one to help in Texas, so it goes with the street line; a US
+# state code (or Texas) after the city keeps it, since the region lookup and the out-of-state handoff read it.
+_US_STATES: Final = frozenset(
+    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR
+    PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI US""".split()
+)
+_CITY_WORD = r"(?:[A-ZÀ-ÖØ-Þ\u0370-\u03ff][\w'\-]*)"
+_GLUED_CITY: Final = re.compile(
+    rf"[ \t]+((?:{_CITY_WORD}[ \t]+){{1,2}})([A-Z]{{2}}|{_CITY_WORD}(?:[ \t]+{_CITY_WORD})?)(?=[ \t]*(?:[?.!;:)]|$|\n|[ \t][a-z]))"
+)
+
+
+_ENDS_IN_UNIT: Final = re.compile(
+    r"\b(?:apt|apartment|unit|ste|suite|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?$", _I
+)
+
+
+@lru_cache(maxsize=1)
+def _foreign_countries() -> frozenset[str]:
+    from faker.providers.address.en_US import Provider  # noqa: PLC0415 - Faker's country list loads once, on first use
+
+    return frozenset(Provider.countries) - {"United States of America", "United States", "Mexico"}
+
+
+def _foreign_city_end(text: str, end: int) -> int:
+    m = _GLUED_CITY.match(text, end)
+    if m is None:
+        return end
+    region = m.group(2)
+    if region in _US_STATES or "texas" in m.group(0).lower():
+        return end
+    if (len(region) == 2 and region.isupper()) or region in _foreign_countries():
+        return m.end(2)
+    return end
+
+
+# An intersection written as "Oskar and Hindsholmvej 75" or "Mikael and 3173 Kerry Way" after a place cue.
+_INTERSECTION_BEFORE: Final = re.compile(
+    rf"\b(?:at|to|is|on|of|address:?)\s+({_TITLE_WORD})\s+(?:and|&)\s+$", re.IGNORECASE
+)
+
+
 def _extend(text: str, spans: list[_Span]) -> list[_Span]:
     """Grow each address over what belongs to its street line: units, a second street-type phrase, a corner."""
     title, _ = _street_words()
     out: list[_Span] = []
     for start, stop, k in spans:
         s, e = start, stop
+        unit_end = -1
         while True:
             unit = _UNIT_TAIL.match(text, e)
             if unit:
-                e = unit.end()
+                e = unit_end = unit.end()
                 continue
             tail = _TITLE_TAIL.match(text, e)
             street = title.match(text, tail.end()) if tail else None
             if street is None:
                 break
             e = street.end()
+        if e == unit_end or _ENDS_IN_UNIT.search(text, s, e):
+            e = _foreign_city_end(text, e)
+        intersection = _INTERSECTION_BEFORE.search(text, max(0, s - 40), s)
+        if intersection:
+            s = intersection.start(1)
         corner = _CORNER.search(text, max(0, s - 20), s)
         if corner and corner.end() == s:
             second = _CORNER_SECOND.match(text, e)
@@ -626,10 +703,13 @@ def _model_names(text: str) -> list[_Span]:
     from conversations.hooks import pii_ner  # noqa: PLC0415 - the name model (spaCy, Presidio) loads on first use, not at import
 
     spans: list[_Span] = []
+    places = place_spans(text)
     for start, end in pii_ner.person_spans(text):
         value = text[start:end]
-        if _NER_NOT_NAME.fullmatch(value) or "[" in value or "]" in value:
-            continue
+        if any(s <= start and end <= e for s, e in places):
+            continue  # "Fort Worth is far": part of a registered place
+        if _NER_NOT_NAME.fullmatch(value) or "[" in value or "]" in value or is_place_name(value):
+            continue  # a registered place ("Pflugerville is far") stays for the region lookup
         if not any(ch.isupper() for ch in value) or any(w.lower() in NOT_NAME_WORDS for w in value.split()):
             continue
         if _NER_BEFORE_PLACE.search(text, max(0, start - 20), start) or _NER_AFTER_PLACE.match(text, end):
@@ -677,6 +757,21 @@ def _resolve(spans: list[_Span], unlabelled: list[_Span]) -> list[_Span]:
     return chosen
 
 
+# A word read as a name and then a house number that ends the line or clause is a street named first:
+# "validate the following? Castelao 66", "Skogarlond 53" on an address line. A year or a time is not a house number.
+_HOUSE_NUMBER_AFTER: Final = re.compile(r"[ \t]+(\d{1,4}[A-Za-z]?)(?=[ \t]*(?:$|\n|[,;!?)]|\.(?!\d)))")
+
+
+def _street_named_like_a_person(text: str, span: _Span) -> _Span:
+    start, end, kind = span
+    if kind != "NAME":
+        return span
+    m = _HOUSE_NUMBER_AFTER.match(text, end)
+    if m is None or _looks_like_year(m.group(1)) or " " in text[start:end].strip():
+        return span
+    return (start, m.end(1), "ADDRESS")
+
+
 def _apply(text: str, spans: list[_Span]) -> str:
     parts = []
     last = 0
@@ -707,6 +802,12 @@ def redact(text: str, language: str | None = None, *, ner: bool | None = None) -
         names = [(s, e) for s, e, k in spans if k == "NAME"]
         spans += [(s, e, "NAME") for s, e in echo_spans(text, names)]
         spans = _resolve(spans, unlabelled)
+        # Only a name that won its place lends its neighbours a name: a street's "Dr" read as a name does not.
+        kept = [(s, e) for s, e, k in spans if k == "NAME"]
+        contact = any(k in ("ADDRESS", "PHONE", "EMAIL") for _, _, k in spans) or _CONTACT_PLACEHOLDER.search(text)
+        more = neighbour_spans(text, kept) + block_names(text, kept, bool(contact))
+        spans = _resolve(spans + [(s, e, "NAME") for s, e in more], [])
+        spans = [_street_named_like_a_person(text, span) for span in spans]
         # A placeholder is never PII itself; without this a pattern widened later could eat one.
         spans = [s for s in spans if not _PLACEHOLDER.fullmatch(text[s[0] : s[1]])]
         if not spans:

@@ -12,18 +12,27 @@ import re
 from functools import lru_cache
 from typing import Final
 
-__all__ = ["NOT_NAME_WORDS", "echo_spans", "name_spans"]
+__all__ = [
+    "NOT_NAME_WORDS",
+    "block_names",
+    "echo_spans",
+    "is_place_name",
+    "name_spans",
+    "neighbour_spans",
+    "place_names_register",
+    "place_spans",
+]
 
 
 # Strong cues: whatever follows is the name.
 _STRONG: Final = re.compile(
     r"\b(?:my\s+(?:full\s+)?name(?:\s+is|'s|\u2019s|s)|(?<!the\s)name\s+is|me\s+llamo|mi\s+nombre\s+es|"
-    r"mi\s+nombre:|my\s+name:|se\s+llama|my\s+name's)\s+",
+    r"mi\s+nombre:|my\s+name:|se\s+llama|my\s+name's|(?m:^[ \t]*(?:full\s+)?name:|^[ \t]*nombre:))[ \t]+",
     re.IGNORECASE,
 )
-# Self-introductions: "I'm John Smith", "soy maria lopez", "this is Angela", "habla Verónica".
+# Self-introductions: "I'm John Smith", "soy maria lopez", "this is Angela", "habla Verónica", "everyone calls me Emily".
 _INTRO: Final = re.compile(
-    r"(?:\b(?:i\s*['\u2019]?\s*m|i\s+am|soy|habla|hablas?\s+con)\s+"
+    r"(?:\b(?:i\s*['\u2019]?\s*m|i\s+am|soy|habla|hablas?\s+con|call(?:s|ed)?\s+me|go(?:es)?\s+by|me\s+dicen)\s+"
     r"|(?:^|[.!?]\s+|\b(?:hi|hey|hello|hola|yes|yeah|si|sí|ok)[,!.]?\s+)(?:this\s+is|it'?s|its|es)\s+)",
     re.IGNORECASE,
 )
@@ -317,12 +326,137 @@ def echo_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
     return [(m.start(), m.end()) for m in pattern.finditer(text)]
 
 
+# A capitalised word joined to a name: the rest of the same name ("Abelino [NAME]", "Anne-[NAME]", "[NAME] Miki")
+# or the next one of a list ("Cettina, [NAME], [NAME]", "Nickel and [NAME] were", "[NAME], Short and [NAME]").
+_NEIGHBOUR_WORD = r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f][\w']*"
+_NEIGHBOUR_BEFORE: Final = re.compile(rf"(?<![\w'\-])({_NEIGHBOUR_WORD})(?:[ \t]|-|,[ \t]|[ \t](?:and|&)[ \t])$")
+_NEIGHBOUR_AFTER: Final = re.compile(rf"(?:[ \t]|-|,[ \t]|[ \t](?:and|&)[ \t])({_NEIGHBOUR_WORD})(?![\w\-])")
+_PLACE_BEFORE: Final = re.compile(
+    r"\b(?:in|on|near|at|around|outside|downtown|off|from|to|of|st\.?|saint|san|santa|fort|ft|port|lake|mount|mt)\s+$",
+    re.IGNORECASE,
+)
+
+
+def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Capitalised words right before or after a name (or a [NAME] placeholder): more of a name, or the next name.
+
+    The word must not be an ordinary word, a place word or a city name that is also a given name, and a
+    place word after it ("[NAME] Houston TX", "Karen Miller Park") or a place preposition before it vetoes it.
+    """
+    found: list[tuple[int, int]] = []
+    anchors = [*spans, *((m.start(), m.end()) for m in re.finditer(r"\[NAME\]", text))]
+    for start, end in anchors:
+        before = _NEIGHBOUR_BEFORE.search(text, max(0, start - 40), start)
+        # A given name right before a surname is the same name even after "from" ("the verses from Frej [NAME]").
+        same_name = before is not None and text[before.end(1) : start] in (" ", "-")
+        if before and _neighbour_ok(text, before.start(1), before.end(1), place_cue=not same_name):
+            found.append((before.start(1), before.end(1)))
+        after = _NEIGHBOUR_AFTER.match(text, end)
+        if after and _neighbour_ok(text, after.start(1), after.end(1)):
+            found.append((after.start(1), after.end(1)))
+    return found
+
+
+def _neighbour_ok(text: str, start: int, end: int, *, place_cue: bool = True) -> bool:
+    low = text[start:end].lower()
+    if low in _STOP or is_place_name(low) or low in _NOT_NAME_EXTRA or low in _TITLE_WORDS or low in _PARTICLES:
+        return False
+    if _PLACE_AFTER.match(text, end) or _PLACE_AFTER.fullmatch(text[start:end]):
+        return False
+    return not place_cue or _PLACE_BEFORE.search(text, max(0, start - 12), start) is None
+
+
+# The top line of an address block or a signature ("Antonina / Office clerk / 93141 ..."), and the speakers of a
+# dialogue ("Eser: What a wife." when another speaker is a name). Field labels are not speakers.
+_BLOCK_LINE: Final = re.compile(
+    rf"[ \t}}{{>]*({_NEIGHBOUR_WORD}(?:[ \t]+(?:[A-Z]\.?|{_NEIGHBOUR_WORD})){{0,2}})[ \t]*(?:\n|$)"
+)
+_SPEAKER: Final = re.compile(rf"(?m)^[ \t]*({_NEIGHBOUR_WORD})[ \t]*:[ \t]*(?=\S)")
+_LABELS: Final = frozenset(
+    """name phone tel email e-mail mail address website web mobile cell desk fax office home work date time bot user
+    answer question note notes subject re from to cc dob ssn id account customer agent client re caller reply""".split()
+)
+_STREET_LINE_START: Final = re.compile(r"(?m)(?<=\n)[ \t}{>]*\[ADDRESS\]")
+
+
+def block_names(text: str, spans: list[tuple[int, int]], contact_found: bool) -> list[tuple[int, int]]:
+    """Names by their place in a message: the top line of an address block, the speakers of a dialogue.
+
+    `spans` are the names found so far; `contact_found` says an address, phone or email is in the text
+    (found now or already a placeholder), which makes the top line the addressee.
+    """
+    found: list[tuple[int, int]] = []
+    if contact_found and "\n" in text:
+        start = len(text) - len(text.lstrip(" \t\n}{>"))
+        m = _BLOCK_LINE.match(text, max(0, text.rfind("\n", 0, start) + 1) if start else 0)
+        if m and _block_words_ok(m.group(1)):
+            found.append((m.start(1), m.end(1)))
+    # The addressee's line sits right above the street line: "}} Neudorf \n}} [ADDRESS]".
+    for street in _STREET_LINE_START.finditer(text):
+        above = text.rfind("\n", 0, max(0, street.start() - 1))
+        m = _BLOCK_LINE.match(text, above + 1)
+        if m and m.end() >= street.start() - 1 and _block_words_ok(m.group(1)):
+            found.append((m.start(1), m.end(1)))
+    speakers = list(_SPEAKER.finditer(text))
+    if len(speakers) >= 2:
+        named = any(any(s <= m.start(1) < e for s, e in spans) for m in speakers)
+        named = named or re.search(r"(?m)^[ \t]*\[NAME\][ \t]*:", text) is not None
+        if named:
+            found += [(m.start(1), m.end(1)) for m in speakers if _block_words_ok(m.group(1))]
+    return found
+
+
+def _block_words_ok(value: str) -> bool:
+    words = [w.rstrip(".").lower() for w in value.split()]
+    if any(w in _STOP or w in _NOT_NAME_EXTRA or w in _LABELS for w in words if len(w) > 1) or is_place_name(value):
+        return False
+    return _PLACE_AFTER.search(value) is None
+
+
+# Place names the region lookup reads with no cue, registered by the app that owns the gazetteer (hooks import no
+# other app): the name model and the position rules never take them for a person. Cue rules ("my PO Officer
+# Allen", "my name is") still do.
+_PLACE_NAMES: set[str] = set()
+
+
+_PLACE_PATTERN: list[re.Pattern[str]] = []
+
+
+def place_names_register(names: list[str]) -> None:
+    """Add place names (any case) that must stay readable for the region lookup."""
+    _PLACE_NAMES.update(" ".join(n.lower().split()) for n in names if n.strip())
+    several = sorted((n for n in _PLACE_NAMES if " " in n or "-" in n), key=len, reverse=True)
+    _PLACE_PATTERN[:] = (
+        [re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in several) + r")(?!\w)", re.I)]
+        if several
+        else []
+    )
+
+
+def place_spans(text: str) -> list[tuple[int, int]]:
+    """Where registered names of more than one word stand in `text` ("Fort Worth", "Sugar Land")."""
+    return [(m.start(), m.end()) for pattern in _PLACE_PATTERN for m in pattern.finditer(text)]
+
+
+def is_place_name(value: str) -> bool:
+    """True when `value` (or every word of it) is a registered place name: "Pflugerville", "Sugar Land"."""
+    low = " ".join(value.lower().replace("\u2019", "'").removesuffix("'s").split())
+    return bool(low) and (low in _PLACE_NAMES or all(w in _PLACE_NAMES for w in low.split()))
+
+
 _HOUSE_NUMBER_BEFORE: Final = re.compile(r"\b\d{1,6}\s+(?:[\w'.\-]+\s+){1,3}$")
 
 
 def name_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the person names the cues point at."""
-    spans: list[tuple[int, int]] = _full_names(text) + _cued_given(text)
+    # A known name in a weak cue that is also a registered city stays: "Rosenberg is far", "Fort Worth has".
+    places = place_spans(text)
+    weak = [
+        (s, e)
+        for s, e in _full_names(text) + _cued_given(text)
+        if not is_place_name(text[s:e]) and not any(a <= s and e <= b for a, b in places)
+    ]
+    spans: list[tuple[int, int]] = weak
     for m in _STRONG.finditer(text):
         end = _take(text, m.end(), strong=True)
         if end > m.end():

@@ -10,6 +10,7 @@ redaction falls back to the patterns alone (a warning is logged once).
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import Any, Final
@@ -64,7 +65,9 @@ def _load() -> Any:
                     "models": [{"lang_code": "en", "model_name": _model_path()}],
                 }
             )
-            analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+            engine = provider.create_engine()
+            analyzer = AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
+            analyzer.registry.add_recognizer(_unknown_proper_noun_recognizer(engine))
             # One INFO/WARNING line per recognizer and per call: noise in the app's logs, so errors only.
             logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
         except ImportError as error:  # the packages are not installed: patterns only
@@ -74,6 +77,105 @@ def _load() -> Any:
             _state["loading"] = False
         _state["analyzer"] = analyzer
         return analyzer
+
+
+# spaCy's labels that say a proper noun is a place, a date or an amount: those stay (the region lookup needs cities).
+_NOT_PERSON_LABELS: Final = frozenset(
+    {"GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "LAW", "EVENT"}
+)
+UNKNOWN_PROPER_NOUN_SCORE: Final = 0.6
+_NAME_SHAPE: Final = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|[OD]'[^\W\d_]+")
+_PLACE_PREPOSITIONS: Final = frozenset("in at near around outside into downtown off through across of from en".split())
+
+
+# Verbs whose subject is a person, not a town: "Ekmečić lives at ...", "Alexeyeva said", "Motochika began writing".
+_PERSON_VERBS: Final = frozenset(
+    """live say tell shout begin write talk speak work want need text love spend explain sing marry meet die
+    ask answer reply laugh cry smile""".split()
+)
+
+
+def _does_what_people_do(token: Any) -> bool:
+    head = token.head
+    return (
+        token.dep_ in ("nsubj", "nsubjpass") and head.pos_ in ("VERB", "AUX") and head.lemma_.lower() in _PERSON_VERBS
+    )
+
+
+def _proper_noun_runs(doc: Any) -> list[list[Any]]:
+    """Maximal runs of proper nouns joined by single spaces ("Corpus Christi", "Riku Andou")."""
+    runs: list[list[Any]] = []
+    run: list[Any] = []
+    for token in doc:
+        if token.tag_ in ("NNP", "NNPS"):
+            if run and run[-1].whitespace_ == " " and run[-1].i + 1 == token.i:
+                run.append(token)
+                continue
+            if run:
+                runs.append(run)
+            run = [token]
+        elif run:
+            runs.append(run)
+            run = []
+    if run:
+        runs.append(run)
+    return runs
+
+
+def _unknown_proper_noun_recognizer(engine: Any) -> Any:
+    """A Presidio recognizer for the names the small model tags as proper nouns but not as PERSON.
+
+    spaCy's small English model often calls an unfamiliar name ("Lyberth began writing", "Why is Armen so
+    impulsive", "says Dolgorukova") an ORG or nothing. A run of capitalised proper nouns none of which is
+    an English word (the lemmatizer's WordNet index: "Goodwill", "Workforce Solutions", "Houston" are in it)
+    nor one of the ordinary words after the name cues, and which spaCy does not call a place or a date, is
+    taken as a person. `pii._model_names` still drops the ones next to place words.
+    """
+    from presidio_analyzer import EntityRecognizer, RecognizerResult  # noqa: PLC0415 - Presidio loads on first use
+
+    from conversations.hooks.pii_names import NOT_NAME_WORDS  # noqa: PLC0415 - only with the model
+
+    nlp = engine.nlp["en"]
+    index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    english = frozenset().union(*(index[pos] for pos in ("noun", "verb", "adj", "adv")))
+
+    def unknown(token: Any) -> bool:
+        word = token.text
+        if len(word) < 3 or not word[0].isupper() or not _NAME_SHAPE.fullmatch(word):
+            return False  # "Gov't", "Dr", "4th": abbreviations and numbers are not names
+        if word.isupper() or (word[:-1].isupper() and word.endswith("s")):  # TDCJ, HOLUM, POs: acronyms, capitals
+            return False
+        low = word.lower()
+        return low not in english and token.lemma_.lower() not in english and low not in NOT_NAME_WORDS
+
+    class UnknownProperNounRecognizer(EntityRecognizer):  # type: ignore[misc] - Presidio's base class is untyped
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            if nlp_artifacts is None or "PERSON" not in entities:
+                return []
+            doc = nlp_artifacts.tokens
+            placed = {t.i for ent in doc.ents if ent.label_ in _NOT_PERSON_LABELS for t in ent}
+            results: list[Any] = []
+            for run in _proper_noun_runs(doc):
+                before = doc[run[0].i - 1].lower_ if run[0].i > 0 else ""
+                if before in _PLACE_PREPOSITIONS:
+                    continue  # "in Corpus Christi", "out of Garza West": a place, which the region lookup needs
+                if any(t.i in placed for t in run) and not _does_what_people_do(run[-1]):
+                    continue  # spaCy says a place; only a person's verb ("Ekmečić lives at", "says") overrules it
+                part: list[Any] = []
+                for token in [*run, None]:
+                    if token is not None and unknown(token):
+                        part.append(token)
+                        continue
+                    if part:
+                        start, end = part[0].idx, part[-1].idx + len(part[-1].text)
+                        results.append(RecognizerResult("PERSON", start, end, UNKNOWN_PROPER_NOUN_SCORE))
+                        part = []
+            return results
+
+    return UnknownProperNounRecognizer(supported_entities=["PERSON"], name="UnknownProperNounRecognizer")
 
 
 def available() -> bool:
@@ -93,7 +195,18 @@ def entity_spans(text: str, entities: list[str] | None = None, min_score: float 
         results = analyzer.analyze(text=text, language="en", entities=entities)
     finally:
         _busy.active = False
-    return [(r.start, r.end, r.entity_type) for r in results if r.score >= min_score]
+    spans = []
+    for r in results:
+        if r.score < min_score:
+            continue
+        # spaCy can end an entity on a line break ("Maria Lopez\n"): the break is not the name, and masking it
+        # would join the lines.
+        value = text[r.start : r.end]
+        start = r.start + len(value) - len(value.lstrip())
+        end = r.end - (len(value) - len(value.rstrip()))
+        if end > start:
+            spans.append((start, end, r.entity_type))
+    return spans
 
 
 def person_spans(text: str) -> list[tuple[int, int]]:

@@ -15,21 +15,24 @@ from conversations.management.commands.pii import region_changes
 # Measured on 2026-12-01 (see the report in the closing note); a floor is the figure less ~1 point.
 # Second measurement, after tuning names and street lines on presidio_dev.jsonl (seed 7) only: the frozen
 # seed-21 sentences were scored once, and once more after a fix for a dev-set failure (a ZIP read as a house number).
+# Third (issue-21n): tuned on presidio_dev.jsonl and the pii_set dev split only (and a dev-only recombination of their
+# values and contexts). The test figures were read at the start (0.861 names, 0.774 street lines), once in between
+# (0.953, 0.855) and at the end; ordinary tokens masked on non_pii: 1 -> 4 of 9,106.
 FLOORS: dict[str, dict[str, float]] = {
-    "patterns+ner": {  # measured 0.979, 0.981, 0.978, 0.861, 0.774, 1.0
+    "patterns+ner": {  # measured 0.979, 0.981, 0.978, 0.964, 0.855, 1.0
         "pii_test": 0.97,
         "pii_all": 0.97,
         "name_test": 0.965,
-        "presidio_NAME": 0.85,
-        "presidio_ADDRESS": 0.76,
+        "presidio_NAME": 0.955,
+        "presidio_ADDRESS": 0.845,
         "presidio_PHONE": 0.99,
     },
-    "patterns": {  # measured 0.979, 0.981, 0.978, 0.644, 0.774, 1.0
+    "patterns": {  # measured 0.979, 0.981, 0.978, 0.774, 0.849, 1.0
         "pii_test": 0.97,
         "pii_all": 0.97,
         "name_test": 0.965,
-        "presidio_NAME": 0.63,
-        "presidio_ADDRESS": 0.76,
+        "presidio_NAME": 0.765,
+        "presidio_ADDRESS": 0.84,
         "presidio_PHONE": 0.99,
     },
 }
