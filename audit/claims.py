@@ -490,7 +490,8 @@ class Stance:
     head: frozenset[str] = frozenset()  # stems of what is denied before "until"/"unless"
     conditional: bool = False  # the clause states a condition of its own (if, when, until, unless)
     states_status: bool = False  # "still counts", "applies", "sigue contando": a status said to hold
-    discretion: bool = False  # "a judge may end it", "puede": allowed, left to someone's decision
+    discretion: frozenset[str] = frozenset()  # verbs after "may"/"puede": "a judge may reduce or end it"
+    obliged: frozenset[str] = frozenset()  # verbs after "must"/"has to"/"tiene que": "the judge has to end it"
     decides: bool = False  # "the panel decides whether", "up to the judge": explicitly a decision
     general: bool = False  # "usually", "por lo general": a rule of thumb, not an absolute
 
@@ -524,9 +525,25 @@ _STATUS_VERB: Final = re.compile(
 _CONDITION_PART: Final = re.compile(r"\b(?:if|when|whenever|si|cuando|as long as|siempre que)\b[^,]*", _F)
 
 
-_DISCRETION: Final = re.compile(r"\b(?:may|puede|pueden|podra|podran)\b(?!\s+(?:not|no)\b)", _F)
+_DISCRETION: Final = re.compile(
+    r"\b(?:may|puede|pueden|podra|podran)\s+(?!(?:not|no)\b)(?:(?:also|still|then|tambien)\s+)?([a-z]+)"
+    r"(?:\s+(?:or|o)\s+([a-z]+))?",
+    _F,
+)
+_OBLIGED: Final = re.compile(
+    r"\b(?:must|has to|have to|tiene que|tienen que|debe|deben)\s+(?:(?:also|still|then|first|tambien|primero)\s+)?([a-z]+)",
+    _F,
+)
+_COPULA: Final = frozenset({"be", "ser", "estar", "have", "haber", "tener", "get"})
+
+
+def _verbs(pattern: re.Pattern[str], text: str) -> frozenset[str]:
+    """Stems of the verbs a modal governs ("may reduce or end" -> reduc, end); a copula says nothing."""
+    return frozenset(stem(v) for m in pattern.finditer(text) for v in m.groups() if v and v.lower() not in _COPULA)
+
+
 _DECIDES: Final = re.compile(
-    r"\bdecides? (?:if|whether)\b|\bdecide si\b|\bup to (?:the|a) (?:judge|court|panel|board)\b|\bdiscreti\w*|\bdiscrecion\w*"
+    r"(?<!\bto )(?<!\bpara )\bdecides? (?:if|whether)\b|(?<!\bpara )\bdecide si\b|\bup to (?:the|a) (?:judge|court|panel|board)\b|\bdiscreti\w*|\bdiscrecion\w*"
     r"|\bdepende del? (?:juez|panel|tribunal)\b",
     _F,
 )
@@ -552,7 +569,8 @@ def stance_of(text: str) -> Stance:
         head=content_stems(t[: until.start()]) if until else content_stems(main),
         conditional=bool(_CONDITION_WORD.search(t)),
         states_status=bool(_STATUS_VERB.search(main)),
-        discretion=bool(_DISCRETION.search(main)) and not _negated(main),
+        discretion=frozenset() if _negated(main) else _verbs(_DISCRETION, main),
+        obliged=_verbs(_OBLIGED, main),
         decides=bool(_DECIDES.search(t)),
         general=bool(_GENERALLY.search(t)),
     )
@@ -670,7 +688,7 @@ def _compare(claim: Stance, support: Stance) -> str | None:  # noqa: PLR0911 - o
     if (
         claim.modality == "obligation"
         and not (claim.negated or claim.general)
-        and support.discretion
+        and claim.obliged & support.discretion
         and support.modality is None
     ):
         return "says it is required where the entry leaves it to a decision ('may')"

@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from conversations.evaluation.pii_eval import load_rows  # noqa: E402
-
 from conversations.hooks import pii_ner  # noqa: E402 - needs the repo root on sys.path
 from conversations.hooks.pii import redact  # noqa: E402
 
