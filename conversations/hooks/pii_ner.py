@@ -148,7 +148,7 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
         low = word.lower()
         return low not in english and token.lemma_.lower() not in english and low not in NOT_NAME_WORDS
 
-    class UnknownProperNounRecognizer(EntityRecognizer):  # type: ignore[misc]  # Presidio's base class is untyped
+    class UnknownProperNounRecognizer(EntityRecognizer):
         def load(self) -> None:
             return None
 
