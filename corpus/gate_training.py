@@ -296,10 +296,29 @@ def _share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags) if flags else 0.0
 
 
-def report(observed: Sequence[Observed], gate: answerability.Gate | None) -> dict[str, Any]:
-    """The issue's table: recall@5 (all, en, es), unanswerable handed off, answerable blocked; Wilson 95 %."""
+def handoff_resolver() -> Callable[[str], str | None] | None:
+    """Intake's hand-off before retrieval, wired by settings.CORPUS_INTAKE_HANDOFF (as need_resolver)."""
+    target = getattr(settings, "CORPUS_INTAKE_HANDOFF", "")
+    if not target:
+        return None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def report(
+    observed: Sequence[Observed],
+    gate: answerability.Gate | None,
+    handed_off_first: Callable[[Question], bool] | None = None,
+) -> dict[str, Any]:
+    """The issue's table: recall@5 (all, en, es), unanswerable handed off, answerable blocked; Wilson 95 %.
+
+    `handed_off_first`: intake hands the question to a person before the gate sees it (the whole
+    workflow's view); it counts as handed off, and as blocked when the question was answerable.
+    """
 
     def gated(o: Observed) -> bool:
+        if handed_off_first is not None and handed_off_first(o.question):
+            return True
         if gate is None:
             return True
         return _probability(gate, o) < gate.threshold

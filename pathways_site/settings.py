@@ -321,6 +321,8 @@ _floor = env_str("CORPUS_CONFIDENCE_FLOOR")
 CORPUS_CONFIDENCE_FLOOR = env_float("CORPUS_CONFIDENCE_FLOOR", default=0.0, minimum=0.0) if _floor else None
 # How the answerability gate is trained and judged: as the workflow searches, within intake's need.
 CORPUS_INTAKE_NEED = "conversations.workflow.understanding:need_for_question"
+# ... and the hand-off intake makes before retrieval (own-case advice, another state, a person).
+CORPUS_INTAKE_HANDOFF = "conversations.workflow.understanding:handoff_for_question"
 RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", default=10.0, minimum=0.5)
 RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
 # When case managers answer; drives the "a person will reply …" wording after hours (see caseload).

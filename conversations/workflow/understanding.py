@@ -304,3 +304,27 @@ def need_for_question(text: str) -> str | None:
     assessment = message_model.assess(redacted, embed_one(redacted))
     need = understand(text=redacted, own_words=redacted, assessment=assessment.summary()).top_need
     return None if need == "other" else need
+
+
+def handoff_for_question(text: str) -> str | None:
+    """The hand-off intake makes before any retrieval ("human", "out_of_state", "legal_aid"), as the intake
+    node orders them; None when the question goes on to the corpus.
+
+    Wired into corpus by settings.CORPUS_INTAKE_HANDOFF, so the gate's report can show what the whole
+    workflow does with an unanswerable question, not only what the gate does.
+    """
+    from conversations.hooks import message_model, redact
+    from corpus.embeddings import embed_one
+
+    redacted = redact(text).text
+    if not redacted.strip():
+        return None
+    assessment = message_model.assess(redacted, embed_one(redacted))
+    found = understand(
+        text=redacted, own_words=redacted, assessment=assessment.summary() | {"flag_probs": assessment.flag_probs}
+    )
+    if found.human_request:
+        return "human"
+    if found.out_of_state:
+        return "out_of_state"
+    return "legal_aid" if found.legal_advice else None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conversations.workflow.understanding import understand
+import pytest
+
+from conversations.workflow.understanding import handoff_for_question, understand
 
 SURE_HOUSING: dict[str, Any] = {
     "available": True,
@@ -144,3 +146,10 @@ def test_a_correction_takes_the_need_it_names_not_the_one_it_drops() -> None:
 def test_snap_is_benefits_as_labeling_files_it() -> None:
     assert _u("how do i get food stamps").top_need == "benefits"
     assert _u("where is a food pantry").top_need == "food"
+
+
+@pytest.mark.django_db
+def test_the_hand_off_intake_makes_before_retrieval_is_reported_for_a_question() -> None:
+    assert handoff_for_question("can i talk to a real person please") == "human"
+    assert handoff_for_question("how do i get a copy of my birth certificate in texas") is None
+    assert handoff_for_question("   ") is None

@@ -63,3 +63,5 @@ def test_corpus_evaluate_blind_prints_the_table_with_intervals() -> None:
         and "95 % CI" in text
         and "answerable_blocked" in text
     )
+    # The whole workflow's view too: intake's hand-offs to a person count before the gate.
+    assert "blind2 set, as the whole workflow decides (intake's hand-offs to a person first, then the gate)" in text

@@ -237,6 +237,16 @@ class Command(BaseCommand):
         self._print_table(f"{name} set, corpus search (no need filter)", figures)
         self._print_table(f"{name} set, as the workflow searches (within intake's need, widened when gated)", workflow)
         figures = {"search": figures, "workflow": workflow}
+        handoff_for = gate_training.handoff_resolver()
+        if handoff_for is not None:
+            decided = {q.id: handoff_for(q.text) is not None for q in (wide.question for wide, _narrow in pairs)}
+            figures["workflow_with_intake"] = gate_training.report(
+                gate_training.workflow_view(pairs, gate), gate, lambda q: decided[q.id]
+            )
+            self._print_table(
+                f"{name} set, as the whole workflow decides (intake's hand-offs to a person first, then the gate)",
+                figures["workflow_with_intake"],
+            )
         if options["json_out"]:
             options["json_out"].write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
         if options["floors"]:
