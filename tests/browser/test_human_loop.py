@@ -87,7 +87,9 @@ def test_a_case_manager_takes_over_a_web_chat_and_the_reply_shows_within_2_s_wit
     sent_at = admin.evaluate("Date.now()")
     admin.locator("#reply-send").click()
     staff_item = person.locator("#messages .msg.staff")
-    expect(staff_item).to_contain_text(text, timeout=2000)
+    # The 2 s budget is judged by the page's own clock (when the message was drawn), not by how soon a
+    # loaded CI machine gets round to polling the page: wait longer, then assert the page's timing.
+    expect(staff_item).to_contain_text(text, timeout=6000)
     seen_at = person.evaluate("window.__staffSeenAt")
     elapsed_ms = seen_at - sent_at
     expect(staff_item.locator(".who")).to_have_text("Case manager Maria")
