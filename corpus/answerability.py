@@ -89,17 +89,24 @@ class Exemplars:
         self._rows_by_slug = {slug: np.asarray(rows) for slug, rows in rows_by_slug.items()}
         self._unanswerable = np.flatnonzero(~np.asarray(answerable, dtype=bool))
 
+    def _cosines(self, vector: Sequence[float], exclude: str | None) -> np.ndarray | None:
+        """The query's cosine to every exemplar, `exclude` (a training question's own row) set to -1."""
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if norm == 0.0 or not len(self.vectors):
+            return None
+        sims = self.vectors @ (query / norm)
+        if exclude is not None and exclude in self._row_of_id:
+            sims[self._row_of_id[exclude]] = -1.0
+        return sims
+
     def similarities(
         self, vector: Sequence[float], *, slugs: Sequence[str], exclude: str | None
     ) -> tuple[float, float, float]:
         """Best cosine to a question labelled with slugs[0], with any of `slugs`, and to an unanswerable one."""
-        query = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(query))
-        if norm == 0.0 or not len(self.vectors):
+        sims = self._cosines(vector, exclude)
+        if sims is None:
             return 0.0, 0.0, 0.0
-        sims = self.vectors @ (query / norm)
-        if exclude is not None and exclude in self._row_of_id:
-            sims[self._row_of_id[exclude]] = -1.0
 
         def best(rows: np.ndarray) -> float:
             return max(float(sims[rows].max()), 0.0) if rows.size else 0.0
@@ -111,13 +118,9 @@ class Exemplars:
 
     def best_by_slug(self, vector: Sequence[float], slugs: Sequence[str], exclude: str | None) -> dict[str, float]:
         """Best cosine of the query to a training question labelled with each slug (0 when none is)."""
-        query = np.asarray(vector, dtype=np.float32)
-        norm = float(np.linalg.norm(query))
-        if norm == 0.0 or not len(self.vectors):
+        sims = self._cosines(vector, exclude)
+        if sims is None:
             return dict.fromkeys(slugs, 0.0)
-        sims = self.vectors @ (query / norm)
-        if exclude is not None and exclude in self._row_of_id:
-            sims[self._row_of_id[exclude]] = -1.0
         out = {}
         for slug in slugs:
             rows = self._rows_by_slug.get(slug)

@@ -136,17 +136,28 @@ class Observed:
 NeedFor = Callable[[str], "str | None"]
 
 
-def need_resolver() -> NeedFor | None:
-    """Intake's need for a question, wired by settings.CORPUS_INTAKE_NEED ("module:function").
+def _wired(setting: str) -> Callable[[str], str | None] | None:
+    """The workflow function a setting names ("module:function"); None when unset.
 
-    The corpus cannot import the workflow (layering), yet the workflow searches within intake's need:
-    training and judging the gate the way it runs needs that need, so it is injected here.
+    The corpus cannot import the workflow (layering), yet the workflow searches within intake's need
+    and hands some questions to a person first: training and judging the gate the way it runs needs
+    both, so they are injected here.
     """
-    target = getattr(settings, "CORPUS_INTAKE_NEED", "")
+    target = getattr(settings, setting, "")
     if not target:
         return None
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def need_resolver() -> NeedFor | None:
+    """Intake's need for a question, wired by settings.CORPUS_INTAKE_NEED."""
+    return _wired("CORPUS_INTAKE_NEED")
+
+
+def handoff_resolver() -> Callable[[str], str | None] | None:
+    """Intake's hand-off before retrieval, wired by settings.CORPUS_INTAKE_HANDOFF."""
+    return _wired("CORPUS_INTAKE_HANDOFF")
 
 
 def _observe_one(
@@ -294,15 +305,6 @@ def choose_threshold(pairs: Sequence[tuple[Observed, Observed | None]], payload:
 
 def _share(flags: Sequence[bool]) -> float:
     return sum(flags) / len(flags) if flags else 0.0
-
-
-def handoff_resolver() -> Callable[[str], str | None] | None:
-    """Intake's hand-off before retrieval, wired by settings.CORPUS_INTAKE_HANDOFF (as need_resolver)."""
-    target = getattr(settings, "CORPUS_INTAKE_HANDOFF", "")
-    if not target:
-        return None
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def report(

@@ -290,11 +290,8 @@ def understand(
     )
 
 
-def need_for_question(text: str) -> str | None:
-    """Intake's need for one standalone question, as a turn would decide it (for the corpus gate's training).
-
-    Wired into corpus by settings.CORPUS_INTAKE_NEED: the corpus may not import the workflow.
-    """
+def _understand_question(text: str) -> Understanding | None:
+    """One standalone question read as a turn would read it (redacted, assessed by the model); None if empty."""
     from conversations.hooks import message_model, redact
     from corpus.embeddings import embed_one
 
@@ -302,8 +299,18 @@ def need_for_question(text: str) -> str | None:
     if not redacted.strip():
         return None
     assessment = message_model.assess(redacted, embed_one(redacted))
-    need = understand(text=redacted, own_words=redacted, assessment=assessment.summary()).top_need
-    return None if need == "other" else need
+    return understand(
+        text=redacted, own_words=redacted, assessment=assessment.summary() | {"flag_probs": assessment.flag_probs}
+    )
+
+
+def need_for_question(text: str) -> str | None:
+    """Intake's need for one standalone question, as a turn would decide it (for the corpus gate's training).
+
+    Wired into corpus by settings.CORPUS_INTAKE_NEED: the corpus may not import the workflow.
+    """
+    found = _understand_question(text)
+    return None if found is None or found.top_need == "other" else found.top_need
 
 
 def handoff_for_question(text: str) -> str | None:
@@ -313,16 +320,9 @@ def handoff_for_question(text: str) -> str | None:
     Wired into corpus by settings.CORPUS_INTAKE_HANDOFF, so the gate's report can show what the whole
     workflow does with an unanswerable question, not only what the gate does.
     """
-    from conversations.hooks import message_model, redact
-    from corpus.embeddings import embed_one
-
-    redacted = redact(text).text
-    if not redacted.strip():
+    found = _understand_question(text)
+    if found is None:
         return None
-    assessment = message_model.assess(redacted, embed_one(redacted))
-    found = understand(
-        text=redacted, own_words=redacted, assessment=assessment.summary() | {"flag_probs": assessment.flag_probs}
-    )
     if found.human_request:
         return "human"
     if found.out_of_state:
