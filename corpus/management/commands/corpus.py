@@ -51,9 +51,9 @@ class Command(BaseCommand):
         )
         evaluate.add_argument(
             "--blind-set",
-            choices=["blind", "blind2", "blind3"],
-            default="blind3",
-            help="with --blind: which frozen set (blind and blind2 were read while tuning; blind3 is the one reported on)",
+            choices=["blind", "blind2", "blind3", "blind4"],
+            default="blind4",
+            help="with --blind: which frozen set (blind to blind3 were read while tuning; blind4 is the one reported on)",
         )
         evaluate.add_argument(
             "--floors",
