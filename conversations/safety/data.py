@@ -27,6 +27,8 @@ BLIND2_MESSAGES: Final = DATA_DIR / "blind2_messages.jsonl"
 BLIND2_CONVERSATIONS: Final = DATA_DIR / "blind2_conversations.jsonl"
 BLIND3_MESSAGES: Final = DATA_DIR / "blind3_messages.jsonl"
 BLIND3_CONVERSATIONS: Final = DATA_DIR / "blind3_conversations.jsonl"
+BLIND4_MESSAGES: Final = DATA_DIR / "blind4_messages.jsonl"
+BLIND4_CONVERSATIONS: Final = DATA_DIR / "blind4_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
@@ -36,12 +38,14 @@ DEV_CONVERSATIONS2: Final = DATA_DIR / "dev_conversations2.jsonl"
 DEV_CONVERSATIONS3: Final = DATA_DIR / "dev_conversations3.jsonl"
 # Each blind generation: (single messages, conversations). The first was read once per shipped model
 # and then while tuning, so it stopped being blind; the second was read twice (before and after the
-# crisis rules were cancelled on idioms); the third, by a new author frozen before the model was
-# retrained again, is the one reported on.
+# crisis rules were cancelled on idioms); the third was read three times while the model and rules
+# were retrained; the fourth, by two new authors frozen before this model was trained, is the one
+# reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
     "blind3": (BLIND3_MESSAGES, BLIND3_CONVERSATIONS),
+    "blind4": (BLIND4_MESSAGES, BLIND4_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")
