@@ -186,7 +186,8 @@ _ADDRESS: Final = re.compile(
     rf"(?:(?:[NSEW]|north|south|east|west)\.?\s+)?"
     rf"(?:(?!{_NOT_STREET_WORD})[A-Za-z0-9'.\-]+\s+){{0,4}}?{_STREET_TYPES}\b\.?"
     r"(?:\s+(?:[NSEW]|north|south|east|west)\b\.?)?"
-    r"(?:,?\s*(?:apt|apartment|unit|ste|suite|#|no\.?|lot|room|rm|bldg)\s*#?\s*[A-Za-z0-9\-]+)?"
+    # The unit word ends at a word boundary, so "123 Main St now" keeps "now" ("no" + "w" is no unit).
+    r"(?:,?\s*(?:(?:apt|apartment|unit|ste|suite|no|lot|room|rm|bldg)\b\.?|#)\s*#?\s*[A-Za-z0-9\-]+)?"
     r"|\b\d{1,6}\s+(?:calle|avenida|av\.|avda\.|camino|privada|callej[oó]n|carretera|calzada|paseo)\s+"
     r"(?:(?:del|de\s+la|de\s+los|de\s+las|de)\s+)?(?:(?!(?:en|y|de|del|cerca|por|para|con)\b)[^\W\d_][\w'.\-]*\s*){1,2}"
     # Spanish order, name then number: "Calle 5 de Mayo 234", "Privada Los Pinos 23", "Avenida Juárez 1120".
@@ -529,15 +530,26 @@ def _looks_like_year(number: str) -> bool:
 
 
 # The city written on the street line after a unit, with no comma, and its region or country: "Apt. 213 Nürnberg BY",
-# "Suite 610 BODØ Norway". A foreign city routes no one to help in Texas, so it goes with the street line; a US
-# state code (or Texas) after the city keeps it, since the region lookup and the out-of-state handoff read it.
+# "Suite 610 BODØ Norway", "Suite 147 Mol Antwerp", "Apt. 542 Alcolea del Río Seville". A foreign city routes no one to
+# help in Texas, so it goes with the street line; a US state (code or name) or a registered Texas place keeps every word,
+# since the region lookup and the out-of-state handoff read them.
 _US_STATES: Final = frozenset(
     """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR
     PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI US""".split()
 )
+_US_STATE_NAMES: Final = frozenset(
+    """alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho illinois
+    indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota mississippi missouri montana
+    nebraska nevada hampshire jersey mexico york carolina dakota ohio oklahoma oregon pennsylvania rhode tennessee
+    texas utah vermont virginia washington wisconsin wyoming tex usa""".split()
+)
 _CITY_WORD = r"(?:[A-ZÀ-ÖØ-Þ\u0370-\u03ff][\w'\-]*)"
+_CITY_PARTICLE = r"(?:del|de|la|le|les|di|do|da|dos|das|van|von|der|den|am|an|im|sur|upon|on|y|i)"
+# One to four words ending in a capitalised one, then the end of the clause; a lower-case word may follow only a
+# city and its region ("Kaiserslautern Innenstadt Rheinland-Pfalz last night").
 _GLUED_CITY: Final = re.compile(
-    rf"[ \t]+((?:{_CITY_WORD}[ \t]+){{1,2}})([A-Z]{{2}}|{_CITY_WORD}(?:[ \t]+{_CITY_WORD})?)(?=[ \t]*(?:[?.!;:)]|$|\n|[ \t][a-z]))"
+    rf"[ \t]+({_CITY_WORD}(?:[ \t]+(?:{_CITY_PARTICLE}[ \t]+){{0,2}}{_CITY_WORD}){{0,3}})"
+    rf"(?![\w'\-])(?=[ \t]*(?:[?.!;:,)(]|$|\n)|[ \t]+(?P<more>[a-z]))"
 )
 
 
@@ -546,23 +558,20 @@ _ENDS_IN_UNIT: Final = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _foreign_countries() -> frozenset[str]:
-    from faker.providers.address.en_US import Provider  # noqa: PLC0415 - Faker's country list loads once, on first use
-
-    return frozenset(Provider.countries) - {"United States of America", "United States", "Mexico"}
-
-
 def _foreign_city_end(text: str, end: int) -> int:
     m = _GLUED_CITY.match(text, end)
     if m is None:
         return end
-    region = m.group(2)
-    if region in _US_STATES or "texas" in m.group(0).lower():
+    words = m.group(1).split()
+    if m.group("more") and len(words) < 2:
+        return end  # "Apt 4 Houston now": one word and the sentence going on is no city and region
+    if any(w in _US_STATES or w.lower().strip(".,") in _US_STATE_NAMES for w in words):
         return end
-    if (len(region) == 2 and region.isupper()) or region in _foreign_countries():
-        return m.end(2)
-    return end
+    if is_place_name(m.group(1)) or any(is_place_name(w) for w in words) or place_spans(m.group(1)):
+        return end
+    if words[0].lower() in _NOT_STREET_NAME or words[0].lower() in NOT_NAME_WORDS:
+        return end  # "Apt 4 Monday", "Suite 2 The ..." : the sentence going on, not a city
+    return m.end(1)
 
 
 # An intersection written as "Oskar and Hindsholmvej 75" or "Mikael and 3173 Kerry Way" after a place cue.
@@ -616,7 +625,18 @@ def _addresses(text: str) -> list[_Span]:
         # A bare number right before a street ("22638 25 Kogil Street") is part of the same address.
         lead = _LEADING_NUMBER.search(text, max(0, s - 12), s)
         out.append((lead.start() if lead else s, e - (len(text[s:e]) - len(text[s:e].rstrip())), k))
-    return _extend(text, out)
+    return _merged(_extend(text, out))
+
+
+def _merged(spans: list[_Span]) -> list[_Span]:
+    """Overlapping address spans as one: "280 2018 rue Saint-Charles Suite" and "2018 rue ... Longueuil QC" are one street line."""
+    out: list[_Span] = []
+    for s, e, k in sorted(spans):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(e, out[-1][1]), k)
+        else:
+            out.append((s, e, k))
+    return out
 
 
 def _house_number(text: str, phone: _Span, addresses: list[_Span]) -> bool:

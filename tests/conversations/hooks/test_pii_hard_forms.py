@@ -193,3 +193,26 @@ def test_a_texas_city_the_region_lookup_reads_is_never_taken_for_a_name(text: st
 
 def test_a_cue_still_names_a_person_called_like_a_city() -> None:
     assert "Denton" not in redact("my name is Denton Price", ner=True).text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # Two patterns that each see half of one street line: the halves are one address.
+        ("mail it to 57 1204 rue Sainte-Anne Suite 12 Sherbrooke QC", ["57", "1204", "Sainte", "Sherbrooke"], []),
+        ("she lives on Tamme 14 street now", ["Tamme", "14"], ["now"]),
+        ("I live at 123 Main St now, near the bus", ["Main"], ["now"]),
+        # A foreign city and region glued to the unit line, in any case and with particles.
+        ("it went to 18 Hafenstrasse 3 Apt. 9 Bremen Nord Niedersachsen yesterday", ["Bremen", "Niedersachsen"], []),
+        ("at 40 Lindenweg 7 Suite 3 Villanueva de la Sierra Huelva, then", ["Villanueva", "Sierra", "Huelva"], []),
+        ("send it to 8 Kirkeveien 2 Apt. 5 Bergen Vestland", ["Bergen", "Vestland"], []),
+        # A US state, a state name or a Texas place after the unit keeps the words that follow.
+        ("I stay at 12 Oak St Apt 4 Pflugerville now", ["Oak"], ["Pflugerville now"]),
+        ("old address 22 Pine St Apt 2 Springfield Illinois", ["Pine"], ["Springfield Illinois"]),
+        ("12 Oak St Apt 4 Monday works for me", ["Oak"], ["Monday works"]),
+    ],
+)
+def test_a_street_line_goes_whole_and_its_texas_or_us_place_stays(text: str, gone: list[str], kept: list[str]) -> None:
+    out = redact(text, ner=True).text
+    assert all(word not in out for word in gone), out
+    assert all(word in out for word in kept), out
