@@ -445,13 +445,14 @@ _UNIT_TAIL: Final = re.compile(
 _TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,2}}")
 # A house number, capitalised or foreign street words and a number: "312 Bécsi utca 35", "271 Gosposka ulica 61"
 # (four digits at most: five after a city is its ZIP).
+_ABBREVIATION = r"[A-ZÀ-ÖØ-Þ\u0370-\u03ff][^\W\d_]{0,4}\."
 _NUMBER_WORDS_NUMBER: Final = re.compile(
-    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?)(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}\b\.?(?![\d:/]|[.,]\d)"
+    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?|{_ABBREVIATION})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}\b\.?(?![\d:/]|[.,]\d)"
 )
 # A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
 _NAME_NUMBER_CUED: Final = re.compile(
-    rf"\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+(?:the\s+)?"
-    rf"((?:{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
+    rf"(?:\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+|(?<=[:?])(?P<mark>[ \t]+))(?:the\s+)?"
+    rf"(?P<street>(?P<corner>{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD}|{_ABBREVIATION}\s*{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
 )
 # Title-case words that name a thing with a number, not a street: "Unit 12", "Chapter 7", "Highway 6".
 _NOT_STREET_NAME: Final = frozenset(
@@ -475,7 +476,37 @@ _PREFIX_STREET: Final = re.compile(
     _I,
 )
 # Military mail: "USS Lindqvist", "USNS Fenstermacher" on the line before "FPO AE 67601".
-_SHIP: Final = re.compile(rf"\b(?-i:USNS|USS|USCGC)\s+{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)")
+_SHIP: Final = re.compile(
+    rf"\b(?-i:USNS|USNV|USS|USCGC)\s+(?:(?:van|de|der|von|la|le)\s+)?{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)"
+)
+
+
+# Greek order after the building number: "925 58 Machiton Scholis", "4093 110 Kontomari" — two numbers, then
+# capitalised words that end the clause.
+_TWO_NUMBERS_WORDS: Final = re.compile(
+    rf"(?<![\w.,:/$\-])\d{{1,6}}[ \t]+\d{{1,4}}[ \t]+((?:{_TITLE_WORD}|{_ABBREVIATION})(?:[ \t]+{_TITLE_WORD}){{0,3}})"
+    r"(?=[ \t]*(?:[,.;!?]|$|\n))"
+)
+# Portuguese, Spanish and Catalan streets with their particles, then the number (even one shaped like a year, the
+# street word says it is none): "Rua Joaquim de Oliveira Cruz 1615", "349 Rua Maria de Lourdes Petrelli 1997",
+# "C/ Arana 23". German and Dutch particles after a house number: "04047 An der Schillingbrucke 10". The street's
+# words are capitalised (case-sensitive), so "in Montpellier" after "8 Place de la Comédie" stays.
+_PARTICLE_STREET: Final = re.compile(
+    rf"(?:\b\d{{1,6}}[ \t]+)?(?:\b(?:Rua|Avenida|Travessa|Largo|Alameda|Estrada|Rodovia|Carrer|Passeig|Calle|Ronda)\b|"
+    rf"(?<![\w/])C/|\bAv(?:da)?\.)[ \t]*{_TITLE_WORD}"
+    rf"(?:[ \t]+(?:(?:de|da|do|dos|das|del|la|los|las|e|i|y)[ \t]+)?{_TITLE_WORD}){{0,5}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
+    rf"|\b\d{{1,6}}[ \t]+(?-i:An[ \t]+der|An[ \t]+den|Am|Im|Auf[ \t]+der|In[ \t]+der|Zum|Zur|Op[ \t]+de|Aan[ \t]+de)[ \t]+"
+    rf"{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD})?[ \t]+\d{{1,4}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
+    # French with its particle: "55 Avenue du Golf Arabe", "12 Place de la Gare".
+    rf"|\b\d{{1,6}}[ \t]+(?i:avenue|all[ée]e|impasse|place|quai|cours|route|square)[ \t]+"
+    rf"(?:du|des|de[ \t]+la|de[ \t]+l'|d'|de)[ \t]*{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD}){{0,2}}"
+)
+# A street written apart from its capitalised German type, or a name then a lower-case "str": "Brandenburgische
+# Straße 9", "92 Vasileos Pavlou str".
+_APART_TYPE_STREET: Final = re.compile(
+    rf"(?-i:(?:{_TITLE_WORD}[ \t]+){{1,2}}(?:Stra(?:ss|ß)e|Gasse|Weg|Platz|Allee|Ring|Damm)[ \t]+\d{{1,4}}[A-Za-z]?\b)(?![\d:/%]|[.,]\d)"
+    rf"|\b\d{{1,6}}[ \t]+(?:{_TITLE_WORD}[ \t]+){{1,3}}(?-i:str|str\.|od\.|odos)(?![\w])"
+)
 
 
 # A street named first in the European way, its type fused to the name or written after it, then the number:
@@ -506,21 +537,44 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
         if _looks_like_year(m.group(0).split()[-1]):
             continue
         spans.append((m.start(), m.end(), "ADDRESS"))
-    for m in _NAME_NUMBER_CUED.finditer(text):
-        words = m.group(1).split()
-        if len(words) > 3 and words[1].lower() in ("and", "&"):
-            words = words[2:]  # an intersection: the street with the number decides
-        if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
-            continue
-        if _looks_like_year(words[-1]) or (len(words) == 2 and not foreign.search(m.group(1)) and len(words[-1]) < 2):
-            continue
-        spans.append((m.start(1), m.end(1), "ADDRESS"))
+    spans += _cued_streets(text, foreign)
     spans += [(m.start(), m.end(), "ADDRESS") for m in _PREFIX_STREET.finditer(text)]
     for m in _FUSED_STREET.finditer(text):
         if not _looks_like_year(m.group(0).split()[-1]):
             spans.append((m.start(), m.end(), "ADDRESS"))
     for m in _SHIP.finditer(text):
         spans.append((m.start(), m.end(), "ADDRESS"))
+    return spans
+
+
+def _cued_streets(text: str, foreign: re.Pattern[str]) -> list[_Span]:
+    """A street named first, then its number, after a place cue ("is on Orrspelsv 49")."""
+    spans: list[_Span] = []
+    for m in _NAME_NUMBER_CUED.finditer(text):
+        if m.group("mark") and not m.group("corner"):
+            continue  # after a bare colon only the "X and <street> <number>" form: "Score: Cowboys 24" stays
+        words = m.group("street").split()
+        if len(words) > 3 and words[1].lower() in ("and", "&"):
+            words = words[2:]  # an intersection: the street with the number decides
+        if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
+            continue
+        if _looks_like_year(words[-1]) or (
+            len(words) == 2 and not foreign.search(m.group("street")) and len(words[-1]) < 2
+        ):
+            continue
+        spans.append((m.start("street"), m.end("street"), "ADDRESS"))
+    return spans
+
+
+def _international_addresses(text: str) -> list[_Span]:
+    """Street lines in the orders Faker writes for other countries: Greek, Portuguese, Spanish, German, French."""
+    spans: list[_Span] = []
+    for m in _TWO_NUMBERS_WORDS.finditer(text):
+        first = m.group(1).split()[0].lower().rstrip(".")
+        if first not in _NOT_STREET_NAME and first not in NOT_NAME_WORDS and not is_place_name(m.group(1)):
+            spans.append((m.start(), m.end(), "ADDRESS"))
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _PARTICLE_STREET.finditer(text)]
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _APART_TYPE_STREET.finditer(text)]
     return spans
 
 
@@ -575,8 +629,11 @@ def _foreign_city_end(text: str, end: int) -> int:
 
 
 # An intersection written as "Oskar and Hindsholmvej 75" or "Mikael and 3173 Kerry Way" after a place cue.
+# The cue may be a colon or question mark before it, or the start of a line ("following? Vera and Brandenburgische
+# Straße 9", "User: Sigtryggur and Parva Domus 6896").
 _INTERSECTION_BEFORE: Final = re.compile(
-    rf"\b(?:at|to|is|on|of|address:?)\s+({_TITLE_WORD})\s+(?:and|&)\s+$", re.IGNORECASE
+    rf"(?:\b(?:at|to|is|on|of|address:?)\s+|[:?][ \t]+|(?m:^)[ \t]*)({_TITLE_WORD})[ \t]+(?:and|&)[ \t]+$",
+    re.IGNORECASE,
 )
 
 
@@ -600,7 +657,7 @@ def _extend(text: str, spans: list[_Span]) -> list[_Span]:
         if e == unit_end or _ENDS_IN_UNIT.search(text, s, e):
             e = _foreign_city_end(text, e)
         intersection = _INTERSECTION_BEFORE.search(text, max(0, s - 40), s)
-        if intersection:
+        if intersection and not is_place_name(intersection.group(1)):
             s = intersection.start(1)
         corner = _CORNER.search(text, max(0, s - 20), s)
         if corner and corner.end() == s:
@@ -615,6 +672,7 @@ def _extend(text: str, spans: list[_Span]) -> list[_Span]:
 def _addresses(text: str) -> list[_Span]:
     spans = [(m.start(), m.end(), "ADDRESS") for m in _ADDRESS.finditer(text)]
     spans += _street_suffix_addresses(text)
+    spans += _international_addresses(text)
     spans += [(m.start(1), m.end(1), "ADDRESS") for m in _ADDRESS_NAME_FIRST.finditer(text)]
     for m in _ADDRESS_CONTEXT.finditer(text):
         # A typed street already ends the address; the words after it are the city, which stays.

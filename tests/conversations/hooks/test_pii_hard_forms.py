@@ -216,3 +216,33 @@ def test_a_street_line_goes_whole_and_its_texas_or_us_place_stays(text: str, gon
     out = redact(text, ner=True).text
     assert all(word not in out for word in gone), out
     assert all(word in out for word in kept), out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # Greek order after the building number: two numbers, then the street.
+        ("she gave me her address: 431 17 Platia Kotzia, Larisa", ["431", "17", "Platia", "Kotzia"], []),
+        ("Address:\n207 Λεωφ. Κηφισίας 118\nLarisa", ["Κηφισίας", "118"], []),
+        # Ships on military mail, with a particle in the name.
+        ("send it to USNV Halvorsen\nFPO AE 09512", ["Halvorsen"], ["FPO AE"]),
+        ("letters go to USCGC de Graaf\nAPO AA 34002", ["Graaf"], ["APO AA"]),
+        # Portuguese and Spanish particles, a number shaped like a year, the "C/" abbreviation.
+        ("I moved to 77 Rua Augusto de Lima Barreto 1985, Recife", ["Augusto", "Barreto", "1985"], ["Recife"]),
+        ("mi piso es C/ Mayor 14, Madrid", ["Mayor", "14"], ["Madrid"]),
+        # German and French particles.
+        ("deliver to 311 An der Alster 42 please", ["311", "Alster", "42"], ["please"]),
+        ("she lives at 8 Place de la Comédie in Montpellier", ["Comédie"], ["Montpellier"]),
+        # A type written apart, a lower-case "str", and an intersection after a colon or at a line start.
+        ("please validate: Ottilie and Berliner Straße 17", ["Ottilie", "Berliner", "17"], []),
+        ("my new one is 43 Nikolaou Plastira str", ["Nikolaou", "Plastira", "str"], []),
+        ("Acme Ltd\nHalvard and Granvegen 21", ["Halvard", "Granvegen"], []),
+        # A Texas city before "and" is a place, not the first street of a corner; a colon alone makes no street.
+        ("Dallas and 500 Main St is where I sleep", ["Main"], ["Dallas"]),
+        ("Result: Chapter 7 and my house", [], ["Chapter 7"]),
+    ],
+)
+def test_international_street_lines_go(text: str, gone: list[str], kept: list[str]) -> None:
+    out = redact(text, ner=True).text
+    assert all(word not in out for word in gone), out
+    assert all(word in out for word in kept), out
