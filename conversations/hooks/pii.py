@@ -395,7 +395,8 @@ def _dates(text: str) -> list[_Span]:
     return spans
 
 
-_LEADING_NUMBER: Final = re.compile(r"(?<![\w.,:/$\-])\d{1,6}[ \t]+$")
+# One or two: Faker writes a building number before a street that has its own ("4449 65 R. Mongi Bali").
+_LEADING_NUMBER: Final = re.compile(r"(?<![\w.,:/$\-])\d{1,6}(?:[ \t]+\d{1,4})?[ \t]+$")
 
 
 @lru_cache(maxsize=1)
@@ -442,7 +443,7 @@ _TITLE_WORD = r"[A-ZÀ-ÖØ-Þ\u0370-\u03ff][^\W\d_][\w'\-]*"
 _UNIT_TAIL: Final = re.compile(
     r"[ \t]*,?[ \t]*(?:apt|apartment|unit|ste|suite|#|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?\b", _I
 )
-_TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,2}}")
+_TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,3}}")
 # A house number, capitalised or foreign street words and a number: "312 Bécsi utca 35", "271 Gosposka ulica 61"
 # (four digits at most: five after a city is its ZIP).
 _ABBREVIATION = r"[A-ZÀ-ÖØ-Þ\u0370-\u03ff][^\W\d_]{0,4}\."
@@ -471,7 +472,7 @@ _CORNER_SECOND: Final = re.compile(
 # A house number before a French or Portuguese street: "46 rue Nationale", "130 Rue du Maroc", "R Luís Camões 81".
 _PREFIX_STREET: Final = re.compile(
     rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:rue|chemin|boulevard|bd|rua|travessa|largo|alameda|pra[cç]a)\s+"
-    rf"(?:(?:de\s+la|de\s+l'|du|des|de|da|do|dos|das|d')\s*)?{_TITLE_WORD}(?:\s+{_TITLE_WORD})?|"
+    rf"(?:(?:de\s+la|de\s+l'|du|des|de|da|do|dos|das|d')\s*)?(?-i:{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD}){{0,3}})|"
     rf"\b(?-i:R|Av)\.?\s+{_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,2}}\s+\d{{1,5}}\b",
     _I,
 )
@@ -602,11 +603,15 @@ _CITY_PARTICLE = r"(?:del|de|la|le|les|di|do|da|dos|das|van|von|der|den|am|an|im
 # One to four words ending in a capitalised one, then the end of the clause; a lower-case word may follow only a
 # city and its region ("Kaiserslautern Innenstadt Rheinland-Pfalz last night").
 _GLUED_CITY: Final = re.compile(
-    rf"[ \t]+({_CITY_WORD}(?:[ \t]+(?:{_CITY_PARTICLE}[ \t]+){{0,2}}{_CITY_WORD}){{0,3}})"
+    rf"[ \t]+({_CITY_WORD}(?:[ \t]+(?:{_CITY_PARTICLE}[ \t]+){{0,2}}{_CITY_WORD}){{0,4}}"
+    # A country written with its language ("Cyprus (Greek)"); "nan" is how presidio-evaluator's generator writes a
+    # region its locale lacks (pandas' NaN) — no message has it, so reading it as a region costs nothing.
+    rf"(?:[ \t]+\((?-i:[A-Z][a-z]+)\)|[ \t]+nan)?)"
     rf"(?![\w'\-])(?=[ \t]*(?:[?.!;:,)(]|$|\n)|[ \t]+(?P<more>[a-z]))"
 )
 
 
+_CITY_ARTICLES: Final = frozenset({"el", "la", "le", "les", "los", "las", "san", "santa", "al"})
 _ENDS_IN_UNIT: Final = re.compile(
     r"\b(?:apt|apartment|unit|ste|suite|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?$", _I
 )
@@ -623,7 +628,8 @@ def _foreign_city_end(text: str, end: int) -> int:
         return end
     if is_place_name(m.group(1)) or any(is_place_name(w) for w in words) or place_spans(m.group(1)):
         return end
-    if words[0].lower() in _NOT_STREET_NAME or words[0].lower() in NOT_NAME_WORDS:
+    first = words[0].lower()
+    if first in _NOT_STREET_NAME or (first in NOT_NAME_WORDS and first not in _CITY_ARTICLES):
         return end  # "Apt 4 Monday", "Suite 2 The ..." : the sentence going on, not a city
     return m.end(1)
 
