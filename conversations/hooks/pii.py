@@ -567,6 +567,19 @@ def _cued_streets(text: str, foreign: re.Pattern[str]) -> list[_Span]:
     return spans
 
 
+# Texas numbers its roads: a house number on a farm-to-market road, a highway, a loop or an interstate is a street line
+# with the route number in it ("1234 FM 1960 Rd W", "9000 N Loop 1604 W", "1507 County Road 4310", "4500 I-45 N").
+# Without the house number ("on Hwy 290") the route stays: it names no one's home.
+_ROUTE_STREET: Final = re.compile(
+    r"\b\d{1,6}[ \t]+(?:(?:[NSEW]\.?|north|south|east|west)[ \t]+)?"
+    r"(?:fm|rm|rr|cr|sh|us|(?-i:IH|I)|hwy\.?|highway|state[ \t]+(?:hwy\.?|highway)|county[ \t]+(?:road|rd\.?)|"
+    r"ranch[ \t]+(?:road|rd\.?)|farm[ \t]+to[ \t]+market(?:[ \t]+(?:road|rd\.?))?|loop|spur|beltway|business)"
+    r"[ \t]*-?[ \t]*\d{1,4}[A-Za-z]?\b(?![\d:/%]|[.,]\d)(?:[ \t]+(?:[NSEW]|north|south|east|west)\b\.?)?"
+    r"(?:[ \t]+(?:frontage[ \t]+|service[ \t]+|access[ \t]+)?(?:rd|road)\b\.?)?",
+    _I,
+)
+
+
 def _international_addresses(text: str) -> list[_Span]:
     """Street lines in the orders Faker writes for other countries: Greek, Portuguese, Spanish, German, French."""
     spans: list[_Span] = []
@@ -576,6 +589,7 @@ def _international_addresses(text: str) -> list[_Span]:
             spans.append((m.start(), m.end(), "ADDRESS"))
     spans += [(m.start(), m.end(), "ADDRESS") for m in _PARTICLE_STREET.finditer(text)]
     spans += [(m.start(), m.end(), "ADDRESS") for m in _APART_TYPE_STREET.finditer(text)]
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _ROUTE_STREET.finditer(text)]
     return spans
 
 

@@ -266,3 +266,24 @@ def test_the_glued_city_and_the_long_street_go(text: str, gone: list[str], kept:
     out = redact(text, ner=True).text
     assert all(word not in out for word in gone), out
     assert all(word in out for word in kept), out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # Texas numbers its roads: the route number is part of the street line after a house number.
+        ("my address is 12345 Hwy 290 W, Austin TX 78737", ["12345", "290"], ["Austin TX 78737"]),
+        ("send it to 9000 N Loop 1604 W #1203, San Antonio", ["9000", "1604", "1203"], ["San Antonio"]),
+        ("we moved to 1507 County Road 4310 in Greenville", ["1507", "4310"], ["Greenville"]),
+        ("i stay at 1234 FM 1960 Rd W in Houston", ["1234", "1960"], ["Houston"]),
+        # Without a house number the route names no one's home, and stays.
+        ("I drove 20 miles on Hwy 290 to get to the Travis County office", [], ["Hwy 290", "20 miles"]),
+    ],
+)
+def test_a_house_number_on_a_numbered_texas_road_goes_with_the_route(
+    text: str, gone: list[str], kept: list[str]
+) -> None:
+    out = redact(text, ner=True).text
+    assert all(word not in out for word in gone), out
+    assert all(word in out for word in kept), out
+    assert find_city(out) == find_city(text)
