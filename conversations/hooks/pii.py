@@ -342,7 +342,9 @@ def _grouped_phones(text: str) -> list[_Span]:
         international = value.startswith(("+", "00", "011"))
         if groups < 2 or len(digits) < (7 if international else 8) or len(digits) > 15:
             continue
-        if not international and len(digits) in (10, 11) and digits[-10:-7] in _NANP_NOT_PERSONAL:
+        # A hotline's prefix counts only in the US grouping: "(88) 8238-9486" is a Brazilian mobile, not 888.
+        nanp = re.fullmatch(r"(?:1[ .\-]?)?\(?\d{3}\)?[ .\-]?\d{3}[ .\-]?\d{4}", value) is not None
+        if not international and nanp and len(digits) in (10, 11) and digits[-10:-7] in _NANP_NOT_PERSONAL:
             continue
         spans.append((m.start(), m.end(), "PHONE"))
     return spans
@@ -362,8 +364,17 @@ def _is_personal_phone(candidate: re.Match[str]) -> bool:
     return phonenumbers.number_type(number) not in _NOT_PERSONAL
 
 
+# Six digits in pairs after a call cue: "call me on 89 97 11", "Phone: 35 97 03" (short local numbers abroad).
+_CUED_SHORT_PHONE: Final = re.compile(
+    r"\b(?:call(?:\s+me)?(?:\s+(?:on|at))?|phone(?:\s+number)?\s*[:#]|tel\.?\s*[:#]?|cell\s*[:#]|reach\s+me\s+(?:on|at))"
+    r"[ \t]*(\d{2}[ .\-]\d{2}[ .\-]\d{2})(?![\d.:/\-]|[ .\-]\d)",
+    _I,
+)
+
+
 def _phones(text: str) -> list[_Span]:
-    return [(m.start(), m.end(), "PHONE") for m in _PHONE_CANDIDATE.finditer(text) if _is_personal_phone(m)]
+    spans = [(m.start(), m.end(), "PHONE") for m in _PHONE_CANDIDATE.finditer(text) if _is_personal_phone(m)]
+    return spans + [(m.start(1), m.end(1), "PHONE") for m in _CUED_SHORT_PHONE.finditer(text)]
 
 
 def _year_of(date_text: str) -> int | None:

@@ -287,3 +287,19 @@ def test_a_house_number_on_a_numbered_texas_road_goes_with_the_route(
     assert all(word not in out for word in gone), out
     assert all(word in out for word in kept), out
     assert find_city(out) == find_city(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kept"),
+    [
+        ("can you call me on 41 08 77 tomorrow", "41 08 77", "tomorrow"),
+        ("Phone: 52 19 64", "52 19 64", "Phone"),
+        # A Brazilian mobile whose area code begins like a US toll-free prefix is still a person's phone.
+        ("my sister is at (88) 8321-4470 in Fortaleza", "8321-4470", "Fortaleza"),
+        # A hotline in the US grouping stays.
+        ("the hotline (888) 628-9454 answers at night", "", "(888) 628-9454"),
+    ],
+)
+def test_short_and_foreign_phones_go_and_hotlines_stay(text: str, value: str, kept: str) -> None:
+    out = redact(text, ner=True).text
+    assert (not value or value not in out) and kept in out, out
