@@ -17,6 +17,7 @@ from typing import Any, Final
 
 __all__ = [
     "PII_EVAL_DIR",
+    "PRESIDIO_SETS",
     "PRESIDIO_TYPES",
     "Redactor",
     "check_frozen",
@@ -24,6 +25,7 @@ __all__ = [
     "false_mask_counts",
     "load_rows",
     "memoized",
+    "presidio_counts",
     "recall_counts",
     "redactors",
     "street_line",
@@ -32,6 +34,9 @@ __all__ = [
 PII_EVAL_DIR: Final = Path(__file__).resolve().parents[2] / "tests" / "evals" / "pii"
 # The presidio-evaluator entity types the issue's target covers, and how they are reported.
 PRESIDIO_TYPES: Final = {"PERSON": "NAME", "STREET_ADDRESS": "ADDRESS", "PHONE_NUMBER": "PHONE"}
+# The frozen presidio-evaluator test sets and their keys in `evaluate`: seed 21, and seed 2027 (made before the
+# street-line work of issue 21 finding 4, never looked at row by row). Tuning uses other seeds (presidio_dev*.jsonl).
+PRESIDIO_SETS: Final = {"presidio": "presidio_sentences.jsonl", "presidio2": "presidio_sentences2.jsonl"}
 Redactor = Callable[[str], str]
 
 _TOKEN: Final = re.compile(r"\w+")
@@ -222,14 +227,13 @@ def evaluate(redactor: Redactor, directory: Path = PII_EVAL_DIR) -> dict[str, An
         result[f"pii_set_{split}"] = counts
     result["pii_set_all"] = recall_counts(rows, redactor)
     result["non_pii"] = false_mask_counts(load_rows("non_pii.jsonl", directory), redactor)
-    result["presidio"] = recall_counts(
-        load_rows("presidio_sentences.jsonl", directory),
-        redactor,
-        PRESIDIO_TYPES,
-        skip=_postcode_only,
-        view={"ADDRESS": street_line},
-    )
-    result["presidio_strict"] = recall_counts(
-        load_rows("presidio_sentences.jsonl", directory), redactor, PRESIDIO_TYPES
-    )
+    for key, name in PRESIDIO_SETS.items():
+        sentences = load_rows(name, directory)
+        result[key] = presidio_counts(sentences, redactor)
+        result[f"{key}_strict"] = recall_counts(sentences, redactor, PRESIDIO_TYPES)
     return result
+
+
+def presidio_counts(rows: Iterable[Mapping[str, Any]], redactor: Redactor) -> dict[str, Any]:
+    """The main presidio-evaluator figure: names, phones, and addresses by their street line (postcodes alone skipped)."""
+    return recall_counts(rows, redactor, PRESIDIO_TYPES, skip=_postcode_only, view={"ADDRESS": street_line})

@@ -186,7 +186,8 @@ _ADDRESS: Final = re.compile(
     rf"(?:(?:[NSEW]|north|south|east|west)\.?\s+)?"
     rf"(?:(?!{_NOT_STREET_WORD})[A-Za-z0-9'.\-]+\s+){{0,4}}?{_STREET_TYPES}\b\.?"
     r"(?:\s+(?:[NSEW]|north|south|east|west)\b\.?)?"
-    r"(?:,?\s*(?:apt|apartment|unit|ste|suite|#|no\.?|lot|room|rm|bldg)\s*#?\s*[A-Za-z0-9\-]+)?"
+    # The unit word ends at a word boundary, so "123 Main St now" keeps "now" ("no" + "w" is no unit).
+    r"(?:,?\s*(?:(?:apt|apartment|unit|ste|suite|no|lot|room|rm|bldg)\b\.?|#)\s*#?\s*[A-Za-z0-9\-]+)?"
     r"|\b\d{1,6}\s+(?:calle|avenida|av\.|avda\.|camino|privada|callej[oó]n|carretera|calzada|paseo)\s+"
     r"(?:(?:del|de\s+la|de\s+los|de\s+las|de)\s+)?(?:(?!(?:en|y|de|del|cerca|por|para|con)\b)[^\W\d_][\w'.\-]*\s*){1,2}"
     # Spanish order, name then number: "Calle 5 de Mayo 234", "Privada Los Pinos 23", "Avenida Juárez 1120".
@@ -341,7 +342,9 @@ def _grouped_phones(text: str) -> list[_Span]:
         international = value.startswith(("+", "00", "011"))
         if groups < 2 or len(digits) < (7 if international else 8) or len(digits) > 15:
             continue
-        if not international and len(digits) in (10, 11) and digits[-10:-7] in _NANP_NOT_PERSONAL:
+        # A hotline's prefix counts only in the US grouping: "(88) 8238-9486" is a Brazilian mobile, not 888.
+        nanp = re.fullmatch(r"(?:1[ .\-]?)?\(?\d{3}\)?[ .\-]?\d{3}[ .\-]?\d{4}", value) is not None
+        if not international and nanp and len(digits) in (10, 11) and digits[-10:-7] in _NANP_NOT_PERSONAL:
             continue
         spans.append((m.start(), m.end(), "PHONE"))
     return spans
@@ -361,8 +364,17 @@ def _is_personal_phone(candidate: re.Match[str]) -> bool:
     return phonenumbers.number_type(number) not in _NOT_PERSONAL
 
 
+# Six digits in pairs after a call cue: "call me on 89 97 11", "Phone: 35 97 03" (short local numbers abroad).
+_CUED_SHORT_PHONE: Final = re.compile(
+    r"\b(?:call(?:\s+me)?(?:\s+(?:on|at))?|phone(?:\s+number)?\s*[:#]|tel\.?\s*[:#]?|cell\s*[:#]|reach\s+me\s+(?:on|at))"
+    r"[ \t]*(\d{2}[ .\-]\d{2}[ .\-]\d{2})(?![\d.:/\-]|[ .\-]\d)",
+    _I,
+)
+
+
 def _phones(text: str) -> list[_Span]:
-    return [(m.start(), m.end(), "PHONE") for m in _PHONE_CANDIDATE.finditer(text) if _is_personal_phone(m)]
+    spans = [(m.start(), m.end(), "PHONE") for m in _PHONE_CANDIDATE.finditer(text) if _is_personal_phone(m)]
+    return spans + [(m.start(1), m.end(1), "PHONE") for m in _CUED_SHORT_PHONE.finditer(text)]
 
 
 def _year_of(date_text: str) -> int | None:
@@ -394,7 +406,8 @@ def _dates(text: str) -> list[_Span]:
     return spans
 
 
-_LEADING_NUMBER: Final = re.compile(r"(?<![\w.,:/$\-])\d{1,6}[ \t]+$")
+# One or two: Faker writes a building number before a street that has its own ("4449 65 R. Mongi Bali").
+_LEADING_NUMBER: Final = re.compile(r"(?<![\w.,:/$\-])\d{1,6}(?:[ \t]+\d{1,4})?[ \t]+$")
 
 
 @lru_cache(maxsize=1)
@@ -441,16 +454,17 @@ _TITLE_WORD = r"[A-ZÀ-ÖØ-Þ\u0370-\u03ff][^\W\d_][\w'\-]*"
 _UNIT_TAIL: Final = re.compile(
     r"[ \t]*,?[ \t]*(?:apt|apartment|unit|ste|suite|#|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?\b", _I
 )
-_TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,2}}")
+_TITLE_TAIL: Final = re.compile(rf"[ \t]+(?:{_TITLE_WORD}[ \t]+){{0,3}}")
 # A house number, capitalised or foreign street words and a number: "312 Bécsi utca 35", "271 Gosposka ulica 61"
 # (four digits at most: five after a city is its ZIP).
+_ABBREVIATION = r"[A-ZÀ-ÖØ-Þ\u0370-\u03ff][^\W\d_]{0,4}\."
 _NUMBER_WORDS_NUMBER: Final = re.compile(
-    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?)(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}\b\.?(?![\d:/]|[.,]\d)"
+    rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:{_TITLE_WORD}|[A-Z]\.?|{_ABBREVIATION})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ\u0370-\u03ff][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}\b\.?(?![\d:/]|[.,]\d)"
 )
 # A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
 _NAME_NUMBER_CUED: Final = re.compile(
-    rf"\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+(?:the\s+)?"
-    rf"((?:{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
+    rf"(?:\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+|(?<=[:?])(?P<mark>[ \t]+))(?:the\s+)?"
+    rf"(?P<street>(?P<corner>{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD}|{_ABBREVIATION}\s*{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
 )
 # Title-case words that name a thing with a number, not a street: "Unit 12", "Chapter 7", "Highway 6".
 _NOT_STREET_NAME: Final = frozenset(
@@ -469,12 +483,42 @@ _CORNER_SECOND: Final = re.compile(
 # A house number before a French or Portuguese street: "46 rue Nationale", "130 Rue du Maroc", "R Luís Camões 81".
 _PREFIX_STREET: Final = re.compile(
     rf"\b\d{{1,6}}\s+(?:\d{{1,4}}\s+)?(?:rue|chemin|boulevard|bd|rua|travessa|largo|alameda|pra[cç]a)\s+"
-    rf"(?:(?:de\s+la|de\s+l'|du|des|de|da|do|dos|das|d')\s*)?{_TITLE_WORD}(?:\s+{_TITLE_WORD})?|"
+    rf"(?:(?:de\s+la|de\s+l'|du|des|de|da|do|dos|das|d')\s*)?(?-i:{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD}){{0,3}})|"
     rf"\b(?-i:R|Av)\.?\s+{_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,2}}\s+\d{{1,5}}\b",
     _I,
 )
 # Military mail: "USS Lindqvist", "USNS Fenstermacher" on the line before "FPO AE 67601".
-_SHIP: Final = re.compile(rf"\b(?-i:USNS|USS|USCGC)\s+{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)")
+_SHIP: Final = re.compile(
+    rf"\b(?-i:USNS|USNV|USS|USCGC)\s+(?:(?:van|de|der|von|la|le)\s+)?{_TITLE_WORD}(?=\s*\n?\s*(?:FPO|APO|DPO)\b)"
+)
+
+
+# Greek order after the building number: "925 58 Machiton Scholis", "4093 110 Kontomari" — two numbers, then
+# capitalised words that end the clause.
+_TWO_NUMBERS_WORDS: Final = re.compile(
+    rf"(?<![\w.,:/$\-])\d{{1,6}}[ \t]+\d{{1,4}}[ \t]+((?:{_TITLE_WORD}|{_ABBREVIATION})(?:[ \t]+{_TITLE_WORD}){{0,3}})"
+    r"(?=[ \t]*(?:[,.;!?]|$|\n))"
+)
+# Portuguese, Spanish and Catalan streets with their particles, then the number (even one shaped like a year, the
+# street word says it is none): "Rua Joaquim de Oliveira Cruz 1615", "349 Rua Maria de Lourdes Petrelli 1997",
+# "C/ Arana 23". German and Dutch particles after a house number: "04047 An der Schillingbrucke 10". The street's
+# words are capitalised (case-sensitive), so "in Montpellier" after "8 Place de la Comédie" stays.
+_PARTICLE_STREET: Final = re.compile(
+    rf"(?:\b\d{{1,6}}[ \t]+)?(?:\b(?:Rua|Avenida|Travessa|Largo|Alameda|Estrada|Rodovia|Carrer|Passeig|Calle|Ronda)\b|"
+    rf"(?<![\w/])C/|\bAv(?:da)?\.)[ \t]*{_TITLE_WORD}"
+    rf"(?:[ \t]+(?:(?:de|da|do|dos|das|del|la|los|las|e|i|y)[ \t]+)?{_TITLE_WORD}){{0,5}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
+    rf"|\b\d{{1,6}}[ \t]+(?-i:An[ \t]+der|An[ \t]+den|Am|Im|Auf[ \t]+der|In[ \t]+der|Zum|Zur|Op[ \t]+de|Aan[ \t]+de)[ \t]+"
+    rf"{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD})?[ \t]+\d{{1,4}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
+    # French with its particle: "55 Avenue du Golf Arabe", "12 Place de la Gare".
+    rf"|\b\d{{1,6}}[ \t]+(?i:avenue|all[ée]e|impasse|place|quai|cours|route|square)[ \t]+"
+    rf"(?:du|des|de[ \t]+la|de[ \t]+l'|d'|de)[ \t]*{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD}){{0,2}}"
+)
+# A street written apart from its capitalised German type, or a name then a lower-case "str": "Brandenburgische
+# Straße 9", "92 Vasileos Pavlou str".
+_APART_TYPE_STREET: Final = re.compile(
+    rf"(?-i:(?:{_TITLE_WORD}[ \t]+){{1,2}}(?:Stra(?:ss|ß)e|Gasse|Weg|Platz|Allee|Ring|Damm)[ \t]+\d{{1,4}}[A-Za-z]?\b)(?![\d:/%]|[.,]\d)"
+    rf"|\b\d{{1,6}}[ \t]+(?:{_TITLE_WORD}[ \t]+){{1,3}}(?-i:str|str\.|od\.|odos)(?![\w])"
+)
 
 
 # A street named first in the European way, its type fused to the name or written after it, then the number:
@@ -505,15 +549,7 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
         if _looks_like_year(m.group(0).split()[-1]):
             continue
         spans.append((m.start(), m.end(), "ADDRESS"))
-    for m in _NAME_NUMBER_CUED.finditer(text):
-        words = m.group(1).split()
-        if len(words) > 3 and words[1].lower() in ("and", "&"):
-            words = words[2:]  # an intersection: the street with the number decides
-        if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
-            continue
-        if _looks_like_year(words[-1]) or (len(words) == 2 and not foreign.search(m.group(1)) and len(words[-1]) < 2):
-            continue
-        spans.append((m.start(1), m.end(1), "ADDRESS"))
+    spans += _cued_streets(text, foreign)
     spans += [(m.start(), m.end(), "ADDRESS") for m in _PREFIX_STREET.finditer(text)]
     for m in _FUSED_STREET.finditer(text):
         if not _looks_like_year(m.group(0).split()[-1]):
@@ -523,51 +559,112 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
     return spans
 
 
+def _cued_streets(text: str, foreign: re.Pattern[str]) -> list[_Span]:
+    """A street named first, then its number, after a place cue ("is on Orrspelsv 49")."""
+    spans: list[_Span] = []
+    for m in _NAME_NUMBER_CUED.finditer(text):
+        if m.group("mark") and not m.group("corner"):
+            continue  # after a bare colon only the "X and <street> <number>" form: "Score: Cowboys 24" stays
+        words = m.group("street").split()
+        if len(words) > 3 and words[1].lower() in ("and", "&"):
+            words = words[2:]  # an intersection: the street with the number decides
+        if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
+            continue
+        if _looks_like_year(words[-1]) or (
+            len(words) == 2 and not foreign.search(m.group("street")) and len(words[-1]) < 2
+        ):
+            continue
+        spans.append((m.start("street"), m.end("street"), "ADDRESS"))
+    return spans
+
+
+# Texas numbers its roads: a house number on a farm-to-market road, a highway, a loop or an interstate is a street line
+# with the route number in it ("1234 FM 1960 Rd W", "9000 N Loop 1604 W", "1507 County Road 4310", "4500 I-45 N").
+# Without the house number ("on Hwy 290") the route stays: it names no one's home.
+_ROUTE_STREET: Final = re.compile(
+    r"\b\d{1,6}[ \t]+(?:(?:[NSEW]\.?|north|south|east|west)[ \t]+)?"
+    r"(?:fm|rm|rr|cr|sh|us|(?-i:IH|I)|hwy\.?|highway|state[ \t]+(?:hwy\.?|highway)|county[ \t]+(?:road|rd\.?)|"
+    r"ranch[ \t]+(?:road|rd\.?)|farm[ \t]+to[ \t]+market(?:[ \t]+(?:road|rd\.?))?|loop|spur|beltway|business)"
+    r"[ \t]*-?[ \t]*\d{1,4}[A-Za-z]?\b(?![\d:/%]|[.,]\d)(?:[ \t]+(?:[NSEW]|north|south|east|west)\b\.?)?"
+    r"(?:[ \t]+(?:frontage[ \t]+|service[ \t]+|access[ \t]+)?(?:rd|road)\b\.?)?",
+    _I,
+)
+
+
+def _international_addresses(text: str) -> list[_Span]:
+    """Street lines in the orders Faker writes for other countries: Greek, Portuguese, Spanish, German, French."""
+    spans: list[_Span] = []
+    for m in _TWO_NUMBERS_WORDS.finditer(text):
+        first = m.group(1).split()[0].lower().rstrip(".")
+        if first not in _NOT_STREET_NAME and first not in NOT_NAME_WORDS and not is_place_name(m.group(1)):
+            spans.append((m.start(), m.end(), "ADDRESS"))
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _PARTICLE_STREET.finditer(text)]
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _APART_TYPE_STREET.finditer(text)]
+    spans += [(m.start(), m.end(), "ADDRESS") for m in _ROUTE_STREET.finditer(text)]
+    return spans
+
+
 def _looks_like_year(number: str) -> bool:
     digits = number.rstrip(".")
     return len(digits) == 4 and digits[:2] in ("19", "20")
 
 
 # The city written on the street line after a unit, with no comma, and its region or country: "Apt. 213 Nürnberg BY",
-# "Suite 610 BODØ Norway". A foreign city routes no one to help in Texas, so it goes with the street line; a US
-# state code (or Texas) after the city keeps it, since the region lookup and the out-of-state handoff read it.
+# "Suite 610 BODØ Norway", "Suite 147 Mol Antwerp", "Apt. 542 Alcolea del Río Seville". A foreign city routes no one to
+# help in Texas, so it goes with the street line; a US state (code or name) or a registered Texas place keeps every word,
+# since the region lookup and the out-of-state handoff read them.
 _US_STATES: Final = frozenset(
     """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR
     PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU VI US""".split()
 )
+_US_STATE_NAMES: Final = frozenset(
+    """alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho illinois
+    indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota mississippi missouri montana
+    nebraska nevada hampshire jersey mexico york carolina dakota ohio oklahoma oregon pennsylvania rhode tennessee
+    texas utah vermont virginia washington wisconsin wyoming tex usa""".split()
+)
 _CITY_WORD = r"(?:[A-ZÀ-ÖØ-Þ\u0370-\u03ff][\w'\-]*)"
+_CITY_PARTICLE = r"(?:del|de|la|le|les|di|do|da|dos|das|van|von|der|den|am|an|im|sur|upon|on|y|i)"
+# One to four words ending in a capitalised one, then the end of the clause; a lower-case word may follow only a
+# city and its region ("Kaiserslautern Innenstadt Rheinland-Pfalz last night").
 _GLUED_CITY: Final = re.compile(
-    rf"[ \t]+((?:{_CITY_WORD}[ \t]+){{1,2}})([A-Z]{{2}}|{_CITY_WORD}(?:[ \t]+{_CITY_WORD})?)(?=[ \t]*(?:[?.!;:)]|$|\n|[ \t][a-z]))"
+    rf"[ \t]+({_CITY_WORD}(?:[ \t]+(?:{_CITY_PARTICLE}[ \t]+){{0,2}}{_CITY_WORD}){{0,4}}"
+    # A country written with its language ("Cyprus (Greek)"); "nan" is how presidio-evaluator's generator writes a
+    # region its locale lacks (pandas' NaN) — no message has it, so reading it as a region costs nothing.
+    rf"(?:[ \t]+\((?-i:[A-Z][a-z]+)\)|[ \t]+nan)?)"
+    rf"(?![\w'\-])(?=[ \t]*(?:[?.!;:,)(]|$|\n)|[ \t]+(?P<more>[a-z]))"
 )
 
 
+_CITY_ARTICLES: Final = frozenset({"el", "la", "le", "les", "los", "las", "san", "santa", "al"})
 _ENDS_IN_UNIT: Final = re.compile(
     r"\b(?:apt|apartment|unit|ste|suite|lot|room|rm|bldg|box)\.?[ \t]*#?[ \t]*\d{1,5}[A-Za-z]?$", _I
 )
-
-
-@lru_cache(maxsize=1)
-def _foreign_countries() -> frozenset[str]:
-    from faker.providers.address.en_US import Provider  # noqa: PLC0415 - Faker's country list loads once, on first use
-
-    return frozenset(Provider.countries) - {"United States of America", "United States", "Mexico"}
 
 
 def _foreign_city_end(text: str, end: int) -> int:
     m = _GLUED_CITY.match(text, end)
     if m is None:
         return end
-    region = m.group(2)
-    if region in _US_STATES or "texas" in m.group(0).lower():
+    words = m.group(1).split()
+    if m.group("more") and len(words) < 2:
+        return end  # "Apt 4 Houston now": one word and the sentence going on is no city and region
+    if any(w in _US_STATES or w.lower().strip(".,") in _US_STATE_NAMES for w in words):
         return end
-    if (len(region) == 2 and region.isupper()) or region in _foreign_countries():
-        return m.end(2)
-    return end
+    if is_place_name(m.group(1)) or any(is_place_name(w) for w in words) or place_spans(m.group(1)):
+        return end
+    first = words[0].lower()
+    if first in _NOT_STREET_NAME or (first in NOT_NAME_WORDS and first not in _CITY_ARTICLES):
+        return end  # "Apt 4 Monday", "Suite 2 The ..." : the sentence going on, not a city
+    return m.end(1)
 
 
 # An intersection written as "Oskar and Hindsholmvej 75" or "Mikael and 3173 Kerry Way" after a place cue.
+# The cue may be a colon or question mark before it, or the start of a line ("following? Vera and Brandenburgische
+# Straße 9", "User: Sigtryggur and Parva Domus 6896").
 _INTERSECTION_BEFORE: Final = re.compile(
-    rf"\b(?:at|to|is|on|of|address:?)\s+({_TITLE_WORD})\s+(?:and|&)\s+$", re.IGNORECASE
+    rf"(?:\b(?:at|to|is|on|of|address:?)\s+|[:?][ \t]+|(?m:^)[ \t]*)({_TITLE_WORD})[ \t]+(?:and|&)[ \t]+$",
+    re.IGNORECASE,
 )
 
 
@@ -591,7 +688,7 @@ def _extend(text: str, spans: list[_Span]) -> list[_Span]:
         if e == unit_end or _ENDS_IN_UNIT.search(text, s, e):
             e = _foreign_city_end(text, e)
         intersection = _INTERSECTION_BEFORE.search(text, max(0, s - 40), s)
-        if intersection:
+        if intersection and not is_place_name(intersection.group(1)):
             s = intersection.start(1)
         corner = _CORNER.search(text, max(0, s - 20), s)
         if corner and corner.end() == s:
@@ -606,6 +703,7 @@ def _extend(text: str, spans: list[_Span]) -> list[_Span]:
 def _addresses(text: str) -> list[_Span]:
     spans = [(m.start(), m.end(), "ADDRESS") for m in _ADDRESS.finditer(text)]
     spans += _street_suffix_addresses(text)
+    spans += _international_addresses(text)
     spans += [(m.start(1), m.end(1), "ADDRESS") for m in _ADDRESS_NAME_FIRST.finditer(text)]
     for m in _ADDRESS_CONTEXT.finditer(text):
         # A typed street already ends the address; the words after it are the city, which stays.
@@ -616,7 +714,18 @@ def _addresses(text: str) -> list[_Span]:
         # A bare number right before a street ("22638 25 Kogil Street") is part of the same address.
         lead = _LEADING_NUMBER.search(text, max(0, s - 12), s)
         out.append((lead.start() if lead else s, e - (len(text[s:e]) - len(text[s:e].rstrip())), k))
-    return _extend(text, out)
+    return _merged(_extend(text, out))
+
+
+def _merged(spans: list[_Span]) -> list[_Span]:
+    """Overlapping address spans as one: "280 2018 rue Saint-Charles Suite" and "2018 rue ... Longueuil QC" are one street line."""
+    out: list[_Span] = []
+    for s, e, k in sorted(spans):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(e, out[-1][1]), k)
+        else:
+            out.append((s, e, k))
+    return out
 
 
 def _house_number(text: str, phone: _Span, addresses: list[_Span]) -> bool:

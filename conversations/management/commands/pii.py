@@ -29,6 +29,11 @@ def _recall(counts: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def dev_files() -> list[Path]:
+    """The presidio-evaluator seeds tuned on (presidio_dev*.jsonl), never the frozen test seeds."""
+    return sorted(pii_eval.PII_EVAL_DIR.glob("presidio_dev*.jsonl"))
+
+
 def region_changes(redactor: pii_eval.Redactor) -> dict[str, Any]:
     """Ordinary messages whose region lookup (resources.places.find_city) changes after redaction."""
     changed = []
@@ -52,8 +57,7 @@ def report(name: str, redactor: pii_eval.Redactor) -> dict[str, Any]:
         "pii_set_dev": _recall(raw["pii_set_dev"]),
         "pii_set_all": _recall(raw["pii_set_all"]),
         "non_pii_masked": _share(non_pii["masked"], non_pii["tokens"]),
-        "presidio": _recall(raw["presidio"]),
-        "presidio_strict": _recall(raw["presidio_strict"]),
+        **{key: _recall(raw[key]) for name in pii_eval.PRESIDIO_SETS for key in (name, f"{name}_strict")},
         "regions": region_changes(redactor),
         "misses": raw["pii_set_all"]["misses"],
         "damaged": non_pii["damaged"],
@@ -83,6 +87,10 @@ class Command(BaseCommand):
         ev.add_argument("--json", default=None, help="also write the full report (misses included) to this file")
         ev.add_argument("--show-misses", action="store_true", help="print each missed value and damaged message")
         sub.add_parser("verify", help="check the set files against SHA256SUMS")
+        dev = sub.add_parser(
+            "dev", help="figures and misses on the tuning sets only (presidio_dev*.jsonl, pii_set dev split)"
+        )
+        dev.add_argument("--show-misses", action="store_true", help="print each missed value")
 
     def handle(self, *args: Any, **options: Any) -> None:
         changed = pii_eval.check_frozen()
@@ -91,6 +99,9 @@ class Command(BaseCommand):
         if options["action"] == "verify":
             self.stdout.write("PII sets match SHA256SUMS")
             return
+        if options["action"] == "dev":
+            self._dev(options["show_misses"])
+            return
         candidates = pii_eval.redactors()
         names = list(candidates) if options["redactor"] == "all" else [options["redactor"]]
         reports = [report(name, pii_eval.memoized(candidates[name])) for name in names]
@@ -98,6 +109,23 @@ class Command(BaseCommand):
             self._print(result, options["show_misses"])
         if options["json"]:
             Path(options["json"]).write_text(json.dumps(reports, indent=2, ensure_ascii=False), encoding="utf-8")
+
+    def _dev(self, show_misses: bool) -> None:
+        """Score what tuning may look at, and nothing else: the frozen test sets are never read here."""
+        write = self.stdout.write
+        redactor = pii_eval.memoized(pii_eval.redactors()["patterns+ner"])
+        pii_dev = [r for r in pii_eval.load_rows("pii_set.jsonl") if r["split"] == "dev"]
+        sets = [(path.name, pii_eval.presidio_counts(pii_eval.load_rows(path.name), redactor)) for path in dev_files()]
+        sets.append(("pii_set.jsonl dev split", pii_eval.recall_counts(pii_dev, redactor)))
+        for name, counts in sets:
+            write(f"{name}:")
+            for kind, share in _recall(counts)["by_type"].items():
+                write(_line(kind, share))
+            if show_misses:
+                for miss in counts["misses"]:
+                    write(f"  MISS {miss['id']} {miss['type']} {miss['value']!r}: {miss['out']!r}")
+        non_pii = pii_eval.false_mask_counts(pii_eval.load_rows("non_pii.jsonl"), redactor)
+        write(_line("non_pii.jsonl tokens masked", _share(non_pii["masked"], non_pii["tokens"])))
 
     def _print(self, result: dict[str, Any], show_misses: bool) -> None:
         write = self.stdout.write
@@ -112,12 +140,13 @@ class Command(BaseCommand):
         write(_line("tokens masked", result["non_pii_masked"]))
         regions = result["regions"]
         write(f"  region lookup changed in {len(regions['changed'])} of {regions['messages_with_city']} with a city")
-        write(f"presidio-evaluator sentences (target recall >= {TARGETS['presidio_recall']}; street line, ZIPs kept):")
-        for kind, share in result["presidio"]["by_type"].items():
-            write(_line(kind, share))
-        write("presidio-evaluator sentences, strict (every token of the labelled value):")
-        for kind, share in result["presidio_strict"]["by_type"].items():
-            write(_line(kind, share))
+        for key, name in pii_eval.PRESIDIO_SETS.items():
+            write(f"{name} (target recall >= {TARGETS['presidio_recall']}; street line, ZIPs kept):")
+            for kind, share in result[key]["by_type"].items():
+                write(_line(kind, share))
+            write(f"{name}, strict (every token of the labelled value):")
+            for kind, share in result[f"{key}_strict"]["by_type"].items():
+                write(_line(kind, share))
         if show_misses:
             for miss in result["misses"]:
                 write(f"  MISS {miss['id']} {miss['type']}: {miss['out']}")

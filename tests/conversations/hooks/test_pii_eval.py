@@ -18,22 +18,31 @@ from conversations.management.commands.pii import region_changes
 # Third (issue-21n): tuned on presidio_dev.jsonl and the pii_set dev split only (and a dev-only recombination of their
 # values and contexts). The test figures were read at the start (0.861 names, 0.774 street lines), once in between
 # (0.953, 0.855) and at the end; ordinary tokens masked on non_pii: 1 -> 4 of 9,106.
+# Fourth (pii-streets): a second frozen test set, seed 2027 (presidio_sentences2.jsonl), made and read once before
+# any change (read 0: names 0.945, street lines 0.877, phones 0.974); tuned on dev seeds 7-10 and the pii_set dev split
+# only; at the end each test set was read once (seed 21: street lines 0.855 -> 0.925; seed 2027: 0.877 -> 0.959).
 FLOORS: dict[str, dict[str, float]] = {
-    "patterns+ner": {  # measured 0.979, 0.981, 0.978, 0.964, 0.855, 1.0
+    "patterns+ner": {  # measured 0.979, 0.981, 0.978, 0.964, 0.925, 1.0; seed 2027: 0.945, 0.959, 0.974
         "pii_test": 0.97,
         "pii_all": 0.97,
         "name_test": 0.965,
         "presidio_NAME": 0.955,
-        "presidio_ADDRESS": 0.845,
+        "presidio_ADDRESS": 0.915,
         "presidio_PHONE": 0.99,
+        "presidio2_NAME": 0.935,
+        "presidio2_ADDRESS": 0.95,
+        "presidio2_PHONE": 0.97,
     },
-    "patterns": {  # measured 0.979, 0.981, 0.978, 0.774, 0.849, 1.0
+    "patterns": {  # measured 0.979, 0.981, 0.978, 0.774, 0.919, 1.0; seed 2027: 0.710, 0.954, 0.974
         "pii_test": 0.97,
         "pii_all": 0.97,
         "name_test": 0.965,
         "presidio_NAME": 0.765,
-        "presidio_ADDRESS": 0.84,
+        "presidio_ADDRESS": 0.91,
         "presidio_PHONE": 0.99,
+        "presidio2_NAME": 0.70,
+        "presidio2_ADDRESS": 0.945,
+        "presidio2_PHONE": 0.97,
     },
 }
 MASKED_CEILING = {"patterns+ner": 0.002, "patterns": 0.001}
@@ -58,7 +67,7 @@ def test_the_sets_are_the_frozen_ones() -> None:
 
 
 def test_a_changed_set_is_reported(tmp_path: Any) -> None:
-    for name in ("SHA256SUMS", "pii_set.jsonl", "non_pii.jsonl", "presidio_sentences.jsonl"):
+    for name in ("SHA256SUMS", "pii_set.jsonl", "non_pii.jsonl", *pii_eval.PRESIDIO_SETS.values()):
         (tmp_path / name).write_bytes((pii_eval.PII_EVAL_DIR / name).read_bytes())
     with open(tmp_path / "non_pii.jsonl", "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"id": "x", "language": "en", "text": "tuned after freezing"}) + "\n")
@@ -79,7 +88,8 @@ def test_the_pii_set_has_the_promised_shape() -> None:
     assert all(types[kind] >= 1 for kind in (*STRUCTURED, "ADDRESS", "MEDICARE"))
     ordinary = pii_eval.load_rows("non_pii.jsonl")
     assert len(ordinary) >= 500 and {r["language"] for r in ordinary} == {"en", "es"}
-    assert len(pii_eval.load_rows("presidio_sentences.jsonl")) == 600
+    for sentences in pii_eval.PRESIDIO_SETS.values():
+        assert len(pii_eval.load_rows(sentences)) == 600
 
 
 def test_recall_on_the_pii_set_holds_its_floor(measured: tuple[str, dict[str, Any]]) -> None:
@@ -107,8 +117,9 @@ def test_ordinary_messages_are_rarely_masked(measured: tuple[str, dict[str, Any]
 
 def test_presidio_evaluator_sentences_hold_their_floors(measured: tuple[str, dict[str, Any]]) -> None:
     name, result = measured
-    for kind in ("NAME", "ADDRESS", "PHONE"):
-        assert _rate(result["presidio"], kind) >= FLOORS[name][f"presidio_{kind}"], kind
+    for key in pii_eval.PRESIDIO_SETS:
+        for kind in ("NAME", "ADDRESS", "PHONE"):
+            assert _rate(result[key], kind) >= FLOORS[name][f"{key}_{kind}"], (key, kind)
 
 
 def test_the_region_lookup_sees_the_same_city_after_redaction() -> None:

@@ -78,7 +78,14 @@ def build() -> None:
                 handle.write(json.dumps(item, ensure_ascii=False) + "\n")
 
 
-def freeze(names: tuple[str, ...] = ("pii_set.jsonl", "non_pii.jsonl", "presidio_sentences.jsonl")) -> None:
+def freeze(
+    names: tuple[str, ...] = (
+        "pii_set.jsonl",
+        "non_pii.jsonl",
+        "presidio_sentences.jsonl",
+        "presidio_sentences2.jsonl",
+    ),
+) -> None:
     lines = []
     for name in names:
         path = HERE / name
