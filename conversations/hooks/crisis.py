@@ -451,7 +451,8 @@ _HISTORICAL: Final = re.compile(
     r"last (?:year|month)|when i was (?:a kid|young|little|younger|\d+)|as a (?:kid|child|teen)|"
     r"in my (?:teens|\d0s|twenties|thirties|forties)|before i went (?:in|to prison|to jail|down)|"
     r"back in the day|\d+ (?:years|yrs|months) clean|clean (?:for|from that)|hace (?:anos|mucho(?! (?:frio|calor|viento|aire)))|"
-    r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo)|"
+    r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo|chava)|cuando tenia \d+|"
+    r"cuando (?:estaba|estuve) (?:en|preso|encerrado|adentro)|when i was (?:in|locked up|inside|locked)|"
     r"last (?:summer|spring|fall|winter)|(?:el|la) (?:ano|verano|invierno|primavera) pasad[oa]|"
     r"hace (?:\d+|dos|tres|cuatro|cinco|muchos|varios) (?:anos|meses)|hace (?:mucho )?tiempo|en (?:19|20)\d\d)\b"
 )
@@ -468,9 +469,16 @@ _IDIOM: Final = re.compile(
     r"|\b(?:mom|moms|mama|mamas|ma|mother|jefa|boss|supervisor|manager|po|parole officer|ama|abuela|"
     r"grandma|granny|cousin|prima|tia|aunt|teacher|sister|hermana|"
     r"fila|line|traffic|trafico|heat|calor|job|jale|class|clase)s?\b(?:(?! said| says| dijo| dice)[\w' ]){0,20}?"
-    r"\b(?:gonna|going to|gon|finna|is gonna|va a|me va a) (?:kill|matar) ?(?:me|us)?\b(?! (?:with|con|when|cuando))"
+    r"\b(?:gonna|going to|gon|finna|is gonna|will|va a|me va a) (?:kill|murder|matar) ?(?:me|us)?\b(?! (?:with|con|when|cuando))"
     r"|\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de (?:coraje|verguenza|la verguenza|aburrimiento|risa|hambre|"
-    r"ganas|sueno|calor|frio|nervios|pena)\b"
+    r"ganas|sueno|calor|frio|nervios|pena|sed|vieja|viejo|cansancio|flojera|tristeza|envidia|la risa)\b"
+    r"|\bkill(?:ing)? (?:my ?self|me) (?:at|in) (?:the )?(?:gym|practice|the weight pile)\b"
+    r"|\b(?:heat|calor|monitor|brazalete|grillete|back|feet|knees?|pies|espalda|rodillas?|commute|wait|fila|line|"
+    r"bills|rent|renta|shoes|boots)\b[\w' ]{0,15}\b(?:is|are|esta|estan|me esta|me estan) (?:killing|matando)\b"
+    r"|\b(?:kids|hijos|ninos|exam|examen|test|math|matematicas|ged)\b(?:(?! said| says| dijo| dice)[\w' ]){0,20}?"
+    r"\b(?:(?:gonna|going to|is gonna|are gonna) (?:kill|murder) (?:me|us)|(?:me va a|me van a) matar)\b"
+    r"(?! (?:with|con|when|cuando))"
+    r"|\b(?:got|get|getting|gettin|been) shot down\b"
     r"|\bi(?:d| would) rather die than\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
 )
 # What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.
@@ -486,7 +494,8 @@ _HELP_QUESTION: Final = re.compile(
     r"\b(?:how (?:do|can|should) i (?:help|talk|support|get (?:him|her|them))|what (?:do|should) i (?:say|do|tell)|"
     r"how to help|signs|warning signs|senales|como (?:le |lo |la )?(?:ayudo|puedo ayudar|hablo|apoyo)|"
     r"que le (?:digo|hago)|es normal|should i worry|me preocupo|how (?:do|can|would) i (?:know|tell)|"
-    r"is (?:that|this|it) normal|como (?:se|sabes?|saber) si)\b"
+    r"is (?:that|this|it) normal|como (?:se|sabes?|saber) si|what resources (?:can i|i can|i could|to|should i) (?:give|offer)|"
+    r"que (?:le|les) puedo decir|a donde (?:lo|la) (?:puedo )?llev\w*|(?:quiero|para|como) ayudarl[oae]s?)\b"
 )
 # Someone else's words quoted ("my cousin keeps saying 'i wanna die'"): the "i" inside is not the writer.
 _QUOTED_SPEECH: Final = re.compile(
@@ -510,12 +519,17 @@ _RESOLVED: Final = re.compile(
 # Housing trouble that is weeks away, not tonight (LABELING.md: housing loss later is not an emergency).
 _LATER: Final = re.compile(
     r"\b(?:next (?:week|month)|in (?:a|one|two|three|\d+) (?:weeks?|months?)|(?:el|la) (?:mes|semana) que (?:entra|viene)|"
-    r"en (?:una|dos|tres|\d+|unas) semanas?|en (?:un|dos|\d+) mes(?:es)?|el proximo mes|planning|planear|planeando)\b"
+    r"en (?:una|dos|tres|\d+|unas) semanas?|en (?:un|dos|\d+) mes(?:es)?|el proximo mes|planning|planear|planeando|"
+    r"(?:gave me|giving me|have|got|tengo|me dieron|me dan) (?:\d+|thirty|treinta|sixty) (?:days|dias))\b"
 )
 # "Violar" as a PO's parole violation ("mi PO dice que me viola si no pago"), not a sexual assault.
 _PAROLE_VIOLATION: Final = re.compile(
     r"\b(?:po|parole|parol|oficial|officer|probation|probatoria)\b[\w ]{0,25}\bme (?:viola|van a violar|va a violar)\b"
     r"[\w ]{0,10}\b(?:si|if|por)\b"
+    r"|\bme violan? (?:el|la|mi) (?:parole|parol|probation|probatoria|libertad)\b"
+    r"|\bme violaron (?:por|el|la|mi)\b[\w ]{0,30}\b(?:ua|parole|parol|probation|probatoria|po|oficial|audiencia)\b"
+    r"|\bsi\b[\w ]{0,40}\b(?:el|mi|la) (?:po|oficial|parole officer|probation officer) me (?:viola|violan|va a violar)\b"
+    r"|\b(?:po|parole|parol|oficial|probation|probatoria|cita|ua)\b[\w ]{0,60}\bsi\b[\w ]{0,30}\bme violan?\s*\W*$"
 )
 # A research or statistics question about people in general, not the writer now.
 _RESEARCH: Final = re.compile(
@@ -529,6 +543,22 @@ _CLAUSE_BREAK: Final = re.compile(r"[.!?;,]|\b(?:but|pero|now|ahora|though|tho|a
 _IMMINENT_TIME: Final = re.compile(
     r"\b(?:tonight|tonite|2nite|right now|rn|today|this morning|esta noche|ahorita|ahora mismo|hoy)\b"
 )
+# A time word the message itself negates ("not tonight, they gave me 30 days", "he isn't in danger right
+# now", "hes not with me rn"): it does not make the message urgent.
+_NOT_NOW: Final = re.compile(
+    r"\b(?:not|isnt|is not|no es|no)\s+(?:tonight|today|right now|rn|hoy|esta noche)\b"
+    r"|\b(?:not|isnt|is not|no esta|no anda)\s+(?:in danger|en peligro|with me|conmigo|here|aqui)\b"
+    r"(?:[\w ]{0,4}(?:right now|rn|ahorita|today|hoy|tonight))?"
+)
+# Someone else said to be calm or safe for now ("ahorita está con su mamá y está tranquilo").
+_CALM_NOW: Final = re.compile(r"\b(?:esta|anda|is|hes|shes) (?:tranquil[oa]|calm|a salvo|safe|okay|fine|bien)\b")
+
+
+def _imminent(norm: str) -> bool:
+    """An urgent time word that the message does not negate."""
+    return _IMMINENT_TIME.search(_NOT_NOW.sub(" ", norm)) is not None
+
+
 _NEARBY: Final = re.compile(r"\b(?:outside|here|coming|at the door|right now|rn)\b")
 _SUICIDE_MEANS: Final = re.compile(
     r"\b(?:pills|gun|rope|noose|bridge|overpass|train|pastillas|pistola|cuerda|blade|razor|puente)\b"
@@ -670,11 +700,11 @@ def _hits(norm: str) -> list[_Hit]:
 def _over_later_or_another_sense(norm: str, start: int, end: int, category: str, subject: str | None) -> bool:
     """Housing trouble weeks away, a PO's "me viola" (a violation), or a group asked for about a loss or an
     assault that is over; never when the message says tonight or that the person is carrying it now."""
-    if _IMMINENT_TIME.search(norm):
+    if _imminent(norm):
         return False
     if category == HOUSING and _LATER.search(norm):
         return True
-    if category == ASSAULT and _PAROLE_VIOLATION.search(norm, max(0, start - 40), min(len(norm), end + 20)):
+    if category == ASSAULT and _PAROLE_VIOLATION.search(norm, max(0, start - 60), min(len(norm), end + 60)):
         return True
     return bool(
         _SUPPORT_GROUP.search(norm)
@@ -700,7 +730,8 @@ def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subje
         return False
     # Only a question about how to help is cancelled; a bare report ("my daughter said she wants to kill
     # herself") still routes to 988. A partner threatening self-harm to keep someone is coercion: kept.
-    return bool(_HELP_QUESTION.search(norm)) and not _IMMINENT_TIME.search(norm) and not _PARTNER_RX.search(norm)
+    calm = not _imminent(norm) or _CALM_NOW.search(norm) is not None
+    return bool(_HELP_QUESTION.search(norm)) and calm and not _PARTNER_RX.search(norm)
 
 
 def _absorb_injuries(hits: list[_Hit]) -> list[_Hit]:

@@ -260,3 +260,38 @@ def test_help_questions_quotes_groups_later_housing_and_parole_violations_are_no
 )
 def test_the_new_cancellations_keep_what_is_happening_now(text: str, category: str) -> None:
     assert detect_crisis(text).category == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ugh this heat is killing me, is there a cooling center in el paso",
+        "me voy a morir de sed en esta cola, cuanto falta pa que abran",
+        "been killing myself at the gym, any free clinic for a checkup",
+        "the GED exam is gonna kill me, any free tutors around",
+        "my kids are gonna murder me if i skip their recital, can i get a bus pass",
+        "my grandma will kill me if i miss her birthday, can i travel to see her",
+        "me violaron por faltar a una cita con el PO, que sigue en la audiencia",
+        "si no pago las cuotas mi oficial me viola, hay ayuda con eso",
+        "si llego tarde a la cita con el oficial me violan?",
+        "my cousin talks about killing himself sometimes, he isn't in danger right now but what resources can i give him",
+        "mi hermano dice que se quiere matar pero ahorita esta con mi tia y esta tranquilo, quiero ayudarlo",
+        "eviction notice came but not tonight, they gave me 30 days to leave. where do i get legal help",
+        "cuando estaba en el condado un compa casi se muere de sobredosis, ya paso. como me capacito pa narcan",
+    ],
+)
+def test_figures_of_speech_violations_and_calm_third_parties_are_not_crises(text: str) -> None:
+    assert detect_crisis(text).category == "none", text
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("my boyfriend is gonna kill me if i leave tonight", "domestic_violence"),
+        ("my brother says he wants to kill himself and hes alone right now, how can i help him", "suicide_self_harm"),
+        ("whats the point of the GED if im gonna kill myself anyway", "suicide_self_harm"),
+        ("not tonight but tomorrow im going to end my life", "suicide_self_harm"),
+    ],
+)
+def test_the_new_cancellations_leave_real_crises_alone(text: str, category: str) -> None:
+    assert detect_crisis(text).category == category, text
