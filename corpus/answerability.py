@@ -67,6 +67,7 @@ FEATURES: Final = (
     "exemplar_top3_entries",
     "exemplar_unanswerable",
     "exemplar_margin",
+    "intake_own_case",
 )
 
 
@@ -181,13 +182,15 @@ def features(
     need: str | None = None,
     vector: Sequence[float] | None = None,
     exclude: str | None = None,
+    own_case: float | None = None,
 ) -> list[float]:
     """The classifier's inputs for one question, from its fused, ranked candidates (best first).
 
     `category` is the filter the search ran with; `need` is intake's need for the question (the
     same as the filter on the first search, kept when the search is widened to every category).
     `vector` is the question's query embedding; `exclude` leaves one training question out of the
-    exemplars while the gate is trained on it.
+    exemplars while the gate is trained on it. `own_case` is intake's probability that the question
+    asks for advice on the writer's own matter or an outcome (0 when intake did not say).
     """
     need = need or category
     top = [candidate for candidate, _score in scored[:TOP]]
@@ -229,6 +232,7 @@ def features(
         "exemplar_top3_entries": near[1],
         "exemplar_unanswerable": near[2],
         "exemplar_margin": near[1] - near[2],
+        "intake_own_case": float(own_case or 0.0),
     }
     return [float(values[name]) for name in FEATURES]
 

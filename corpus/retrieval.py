@@ -318,6 +318,7 @@ def search(
     params: dict[str, float] | None = None,
     vector: list[float] | None = None,
     need: str | None = None,
+    own_case: float | None = None,
 ) -> RetrievalResult:
     """Rank corpus entries for a question and decide whether they may be asserted.
 
@@ -350,6 +351,7 @@ def search(
         warnings=warnings,
         need=need or category,
         vector=vector,
+        own_case=own_case,
     )
 
 
@@ -421,6 +423,7 @@ def decide(
     need: str | None = None,
     vector: Sequence[float] | None = None,
     exclude: str | None = None,
+    own_case: float | None = None,
 ) -> RetrievalResult:
     """Fuse, rank and gate fetched candidates: pure Python, so calibration can replay it cheaply.
 
@@ -450,6 +453,7 @@ def decide(
             need=need,
             vector=vector,
             exclude=exclude,
+            own_case=own_case,
         )
         confidence = model.probability(values) if assertable else 0.0
         floor = _override_floor(model.threshold)

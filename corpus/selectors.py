@@ -9,7 +9,13 @@ from corpus.types import EvidenceHit, RetrievalResult, caveat_in
 
 
 def corpus_search(
-    *, query: str, language: str = "en", category: str | None = None, k: int = 5, widen_if_gated: bool = False
+    *,
+    query: str,
+    language: str = "en",
+    category: str | None = None,
+    k: int = 5,
+    widen_if_gated: bool = False,
+    own_case: float | None = None,
 ) -> RetrievalResult:
     """Return ranked evidence for a question, its confidence and whether the gate closed.
 
@@ -17,13 +23,23 @@ def corpus_search(
     (a question can be answered by a rule filed under a neighbouring one), reusing the question's
     embedding. Raises corpus.errors.QueryError (http_status 400) for an empty query or unknown
     category, without touching the database. A gated result must not be asserted: hand off instead.
+    `own_case`: intake's probability that the question asks about the writer's own matter (a gate input);
+    when not given, intake's reading of the question alone (settings.CORPUS_INTAKE_OWN_CASE), as the gate
+    was trained.
     """
     text, _warnings = clean_query(query)
     validate_options(language=language, category=category, k=k)
+    if own_case is None:
+        from corpus.gate_training import own_case_resolver  # wired by settings; imported late (it reads settings)
+
+        own_case_for = own_case_resolver()
+        own_case = own_case_for(text) if own_case_for else None
     vector = embed_one(query_for_index(text))
-    result = search(query=query, language=language, category=category, k=k, vector=vector)
+    result = search(query=query, language=language, category=category, k=k, vector=vector, own_case=own_case)
     if widen_if_gated and result.gated and category is not None:
-        wider = search(query=query, language=language, category=None, k=k, vector=vector, need=category)
+        wider = search(
+            query=query, language=language, category=None, k=k, vector=vector, need=category, own_case=own_case
+        )
         if not wider.gated:
             return wider
     return result

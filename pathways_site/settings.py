@@ -323,6 +323,8 @@ CORPUS_CONFIDENCE_FLOOR = env_float("CORPUS_CONFIDENCE_FLOOR", default=0.0, mini
 CORPUS_INTAKE_NEED = "conversations.workflow.understanding:need_for_question"
 # ... and the hand-off intake makes before retrieval (own-case advice, another state, a person).
 CORPUS_INTAKE_HANDOFF = "conversations.workflow.understanding:handoff_for_question"
+# Intake's own-case probability for a standalone question: a gate feature, given at training as at run time.
+CORPUS_INTAKE_OWN_CASE = "conversations.workflow.understanding:own_case_for_question"
 RESOURCES_FEED_TIMEOUT_SECONDS = env_float("RESOURCES_FEED_TIMEOUT_SECONDS", default=10.0, minimum=0.5)
 RESOURCES_FEED_MAX_BYTES = env_int("RESOURCES_FEED_MAX_BYTES", default=5_242_880, minimum=1024)
 # When case managers answer; drives the "a person will reply …" wording after hours (see caseload).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -21,17 +22,23 @@ from typing import Any, Final
 
 import numpy as np
 
-from conversations.hooks.textfeatures import analyze
+from conversations.hooks.textfeatures import analyze, fold
 from vocab import NO_CRISIS as NONE
 from vocab import SUICIDE
 
-__all__ = ["ARTIFACT_DIR", "Assessment", "MessageModel", "assess", "get_model", "load"]
+__all__ = ["ARTIFACT_DIR", "Assessment", "MessageModel", "assess", "get_model", "load", "word_count"]
 
 logger = logging.getLogger(__name__)
 
 ARTIFACT_DIR: Final = Path(__file__).resolve().parent / "artifacts"
 ARTIFACT_NAME: Final = "message_model"
 EMBEDDING_DIM: Final = 384
+_WORDS: Final = re.compile(r"[a-z0-9ñ]+")
+
+
+def word_count(text: str) -> int:
+    """Words in a message, as the short-message crisis thresholds count them (trainer and runtime alike)."""
+    return len(_WORDS.findall(fold(text)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +160,11 @@ class MessageModel:
         # A crisis when the pooled head says so, or the suicide head does on its own (its threshold is
         # set for full recall); the line comes from the category head, trained on crises only.
         crisis_thresholds: dict[str, float] = self.thresholds["crisis"]
+        # A message of a few words gives the n-gram heads little to go on and they over-reach on it
+        # ("hey", "y cuanto tarda"): below `words` the thresholds chosen for short dev messages apply.
+        short = self.thresholds.get("crisis_short")
+        if short and word_count(text) <= int(short["words"]):
+            crisis_thresholds = short
         p_any, p_suicide = probs["crisis_any"]["yes"], probs["crisis_suicide"]["yes"]
         categories = probs["crisis_category"]
         crisis = NONE

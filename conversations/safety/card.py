@@ -37,17 +37,28 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "## Data",
         f"- train: {data.get('train_size')} messages, hash `{data.get('train_hash', '')[:16]}`",
         f"- dev (threshold choice only): {data.get('dev_size')} messages, hash `{data.get('dev_hash', '')[:16]}`",
+        f"- flag negatives (the own-case advice and outcome flags only): {data.get('flag_negatives_size', 0)} general "
+        "questions from the answerability gate's training files (corpus/data/train_*.jsonl), hash "
+        f"`{(data.get('flag_negatives_hash') or '')[:16]}`",
+        "- short-message thresholds: dev's short messages and the short dev conversation turns that open a topic "
+        f"(hash `{(data.get('short_turns_hash') or '')[:16]}`)",
         "- blind splits: each written by a separate author given only ../shared/LABELING.md, frozen and hashed "
-        "(conversations/safety/data/BLIND.sha256) before it was first read; never trained or tuned on. The first "
-        "(`blind_*`) was read four times while tuning, so it is no longer blind; the second (`blind2_*`, 480 messages "
-        "and 70 conversations) was read twice before this model; the third (`blind3_*`, 320 messages and 40 "
-        "conversations by a new author, frozen before this model was trained) is the one reported below.",
+        "(conversations/safety/data/BLIND.sha256) before it was first read; never trained on. The first three "
+        "(`blind_*`, `blind2_*`, `blind3_*`) were read while the model, the rules and the thresholds were tuned, so "
+        "they are no longer blind; the fourth (`blind4_*`, 546 messages and 80 conversations by two new authors, "
+        "frozen before this model was trained) is the one reported below.",
         "",
         "## Thresholds (chosen on dev)",
     ]
     thresholds = meta["thresholds"]
     for category, value in thresholds["crisis"].items():
         lines.append(f"- crisis `{category}`: {value:.4f} (recall-first)")
+    short = thresholds.get("crisis_short")
+    if short:
+        lines.append(
+            f"- crisis on a message of at most {short['words']} words: `any` {short['any']:.4f}, "
+            f"`suicide_self_harm` {short['suicide_self_harm']:.4f} (the lowest short dev crisis the thresholds above catch)"
+        )
     lines.append(f"- need sure at p ≥ {thresholds['need']:.4f} (below it the rules break ties)")
     for tag, value in thresholds["flags"].items():
         lines.append(f"- flag `{tag}`: {value:.2f} (F1-best on dev)")
@@ -117,7 +128,27 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "",
         "## Blind reads (each one disclosed)",
         "A blind split is read once per shipped model, after every choice for it was made on train/dev.",
-        "### blind3 (the one reported on)",
+        "### blind4 (the one reported on)",
+        "- Read 0, the then-shipped `mm-b6f6d01b9fa3` with its rules, before anything was changed: crisis recall 0.957",
+        "  (132/138), suicide 0.962 (25/26), category 0.870, false crisis 0.0735 (30/408; rules alone 13, model alone",
+        "  19), need 0.865; conversations: need 0.781, region 0.963, false crisis 27/275.",
+        "- Read 1, `mm-116ba7115a2b`: retrained under the current rules (their fewer dev false alarms leave the",
+        "  recall-first cap more room, so `any` fell from 0.429 to 0.355), short-message thresholds chosen on dev",
+        "  (`hey` p 0.59 and `y cuanto tarda` 0.63 had raised crises mid-conversation: dev conversation need",
+        "  0.894 -> 0.906), and crisis rules that also cancel 'this heat is killing me', 'me voy a morir de sed',",
+        "  'the GED is gonna kill me', 'me violan el parole?', a negated 'not tonight' and a third party said to be",
+        "  calm now (rule false alarms on the three earlier blind sets 21 -> 10, train 38 -> 34, train recall",
+        "  unchanged): crisis recall 0.964 (133/138), suicide 1.0 (26/26), category 0.877, false crisis 0.083",
+        "  (34/408; rules alone 11), need 0.866; conversations need 0.765, false crisis 37/275.",
+        "- Read 2, `mm-1be307f5be1d` (this card): the same crisis and need heads; the own-case advice and outcome",
+        "  flags also learn from the gate's 660 general training questions as negatives (their precision on the",
+        "  gate's dev questions: answerable flagged 25 -> 6 of 262 at 0.26). Every crisis and need figure as read 1;",
+        "  the tables above.",
+        "- `manage.py ask --jsonl` on blind4's 138 crisis messages as SMS-channel turns: 133 escalated, none failed;",
+        "  the 5 others are the 5 misses above.",
+        "### blind3 (read while tuning; retired)",
+        "- Read 3, `mm-116ba7115a2b` (as `mm-1be307f5be1d` for crisis and need): crisis recall 0.988, suicide 1.0,",
+        "  category 0.939, false crisis 0.059, need 0.891; conversations need 0.828 (was 0.787), region 0.943.",
         "- Read 0, the then-shipped `mm-e17dfc05ffea` with its rules, before anything was changed: crisis recall 0.976",
         "  (80/82), suicide 1.0 (16/16), category 0.915, false crisis 0.055 (13/238), need 0.894; conversations:",
         "  need 0.754, region 0.943.",
@@ -159,11 +190,11 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "  crisis recall 0.985, suicide 0.941, false crisis 0.060, need 0.848; conversations need 0.751.",
         "",
         "## Known limits (read with the blind figures)",
-        "- On blind3 the single-message goals are met except false crises (0.0504, one message over 0.05); per-turn",
-        "  need on its conversations is 0.787 (goal 0.85): bare follow-ups whose need the earlier turn set are still",
-        "  lost. `make validate` fails on those; `make test` holds the model to regression floors on all three",
-        "  splits. The first split (read six times) still shows suicide recall 0.94 and per-turn need 0.77 on its",
-        "  conversations: a sign of how far one author's set can sit from another's.",
+        "- On blind4 crisis recall (0.964), category (0.877), false crises (0.083) and per-turn need (0.765) miss",
+        "  their goals; suicide recall (1.0), need (0.866), region and the Spanish gaps meet them. English false",
+        "  crises (27/224) are most of it: vague distress, idioms and third-party worries the n-gram heads read as",
+        "  crises, and in conversations a false crisis is carried into the next turns. `make validate` fails on",
+        "  those; `make test` holds the model to regression floors on all four splits.",
         '- Vague distress without danger ("things are hard right now") can raise a false crisis: the training',
         "  data has few neutral vague messages. A false alarm costs a gentle handoff; a miss can cost a life.",
         "- After a crisis turn, every next message keeps the crisis line unless it is a thank-you, says the",
@@ -217,7 +248,12 @@ def render_data_card(sets: dict[str, list[Any]]) -> str:
         "- **dev_conversations3.jsonl** (60 conversations by a sixth author; pure thanks relabelled `other` as",
         "  LABELING.md files them): dev only.",
         "- **blind3 split** (`blind3_messages.jsonl`, `blind3_conversations.jsonl`, 320 messages and 40 conversations):",
-        "  a new author given only LABELING.md, frozen and hashed before the model was retrained. The split reported on.",
+        "  a new author given only LABELING.md, frozen and hashed before the model was retrained; read while tuning.",
+        "- **blind4 split** (`blind4_messages.jsonl`, 546 messages; `blind4_conversations.jsonl`, 80 conversations,",
+        "  324 turns): two new authors given only LABELING.md, frozen and hashed before this model was trained. The",
+        "  split reported on. The four training messages that repeated it were dropped.",
+        "- **flag negatives**: the answerability gate's answerable training questions (`corpus/data/train_*.jsonl`)",
+        "  train the own-case advice and outcome flags as negatives; nothing else learns from them.",
         "",
     ]
     for name, rows in sets.items():

@@ -139,6 +139,38 @@ def read_messages(path: Path) -> list[Message]:
     return out
 
 
+# The answerability gate's training questions (corpus/data): their answerable ones ask the general law,
+# often in the first person ("me arrestaron pero lo desecharon, puedo pedir expunción?"), which is what
+# the own-case advice and outcome flags must learn not to fire on. Training only, and only for those flags.
+FLAG_NEGATIVE_FILES: Final = (
+    DATA_DIR.parents[2] / "corpus" / "data" / "train_questions.jsonl",
+    DATA_DIR.parents[2] / "corpus" / "data" / "train_texting.jsonl",
+)
+FLAG_NEGATIVE_TAGS: Final = ("no_legal_advice", "no_outcome_promise")
+
+
+def read_flag_negatives(paths: Iterable[Path] = FLAG_NEGATIVE_FILES) -> list[Message]:
+    """The gate's answerable training questions as messages that carry neither own-case flag."""
+    out: list[Message] = []
+    for path in paths:
+        for number, item in _lines(path):
+            if item.get("kind") != "answerable" or not str(item.get("text", "")).strip():
+                continue
+            language = str(item["language"]) if item.get("language") in LANGUAGES else "en"
+            out.append(
+                Message(
+                    id=f"fq-{item.get('id', number)}",
+                    text=str(item["text"]),
+                    channel="sms",
+                    language=language,
+                    crisis="none",
+                    top_need="other",
+                    region="unknown",
+                )
+            )
+    return out
+
+
 def read_conversations(path: Path) -> list[list[Message]]:
     """Read and validate blind conversations: each a list of turns labeled as of that turn."""
     conversations: list[list[Message]] = []

@@ -89,10 +89,25 @@ REGRESSION_FLOORS_BLIND3: Final[dict[str, tuple[str, float]]] = {
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.05),
 }
+# The fourth blind split (blind4, two new authors), from its second reading (mm-1be307f5be1d: short-message
+# crisis thresholds, the gate's general questions as own-case-flag negatives, the rules' new cancellations;
+# 2026-12-02) less a margin of about one or two messages per rate. Several goals are not met there.
+REGRESSION_FLOORS_BLIND4: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.95),
+    "suicide_recall": (">=", 0.96),
+    "crisis_category_accuracy": (">=", 0.86),
+    "false_crisis_rate": ("<=", 0.09),
+    "need_accuracy": (">=", 0.85),
+    "conversation_need_accuracy": (">=", 0.75),
+    "conversation_region_accuracy": (">=", 0.95),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
 REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind": REGRESSION_FLOORS,
     "blind2": REGRESSION_FLOORS_BLIND2,
     "blind3": REGRESSION_FLOORS_BLIND3,
+    "blind4": REGRESSION_FLOORS_BLIND4,
 }
 
 

@@ -26,8 +26,9 @@ from sklearn.linear_model import LogisticRegression
 from conversations.hooks import detect_crisis, message_model, redact
 from conversations.hooks.crisis import CRISIS_CATEGORIES
 from conversations.hooks.textfeatures import analyze
-from conversations.safety.data import EXPECT_TAGS, Message, data_hash
+from conversations.safety.data import EXPECT_TAGS, FLAG_NEGATIVE_TAGS, Message, data_hash
 from resources.taxonomy import NEED_CATEGORIES
+from vocab import NO_CRISIS as NONE
 from vocab import SUICIDE
 
 SEED: Final = 20261201
@@ -52,6 +53,11 @@ SUICIDE_RECALL_TARGET: Final = 1.0
 CRISIS_FPR_CAP: Final = 0.05
 SUICIDE_EXTRA_FPR_CAP: Final = 0.01
 FLAG_THRESHOLD_RANGE: Final = (0.2, 0.8)
+# Messages of at most this many words get crisis thresholds of their own: the n-gram heads see a
+# handful of grams there and over-reach ("hey" p 0.59, "y cuanto tarda" 0.63 on the shipped model;
+# a third of the dev conversations' false crises). Chosen on dev: as high as they can go without
+# losing any short dev crisis that the ordinary thresholds catch, never below them.
+SHORT_MESSAGE_WORDS: Final = 6
 
 Embedder = Callable[[str], Sequence[float]]
 
@@ -138,8 +144,18 @@ def _flag_threshold(probs: np.ndarray, positives: np.ndarray) -> float:
     return best
 
 
-def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Fit every head on the training split and choose thresholds on dev; return (meta, arrays)."""
+def train(
+    train_set: Prepared,
+    dev_set: Prepared,
+    short_turns: Prepared | None = None,
+    flag_negatives: Prepared | None = None,
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Fit every head on the training split and choose thresholds on dev; return (meta, arrays).
+
+    `short_turns`: short dev conversation turns that open a topic (their previous turn is no crisis),
+    pooled with dev's short messages to choose the short-message thresholds. `flag_negatives`: general
+    questions that carry no own-case flag, added as negatives to those flags' heads only.
+    """
     vectorizer = TfidfVectorizer(
         analyzer=analyze, sublinear_tf=True, max_features=MAX_FEATURES, min_df=MIN_DF, norm="l2", dtype=np.float64
     )
@@ -189,10 +205,15 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
     present = [NEED_CATEGORIES[i] for i in sorted(set(need_y.tolist()))]
     store("need", present, [(weights, bias, cal_a, cal_b)], multiclass=True)
 
+    x_negatives = _design(vectorizer, flag_negatives) if flag_negatives is not None else None
     for tag in EXPECT_TAGS:
         y = np.asarray([int(tag in m.expect) for m in train_set.messages])
+        x_flag = x
+        if x_negatives is not None and tag in FLAG_NEGATIVE_TAGS:
+            x_flag = sparse.vstack([x, x_negatives], format="csr")
+            y = np.concatenate([y, np.zeros(x_negatives.shape[0], dtype=y.dtype)])
         if y.sum() >= FOLDS:
-            store(f"flag_{tag}", ["yes"], [_calibrated(C_FLAG, x, y, balanced=True)], multiclass=False)
+            store(f"flag_{tag}", ["yes"], [_calibrated(C_FLAG, x_flag, y, balanced=True)], multiclass=False)
 
     meta: dict[str, Any] = {
         "vocabulary": vocabulary,
@@ -201,10 +222,13 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
         "thresholds": {"crisis": {}, "need": 0.0, "flags": {}},
         "version": "pending",
     }
-    meta["thresholds"] = _thresholds(message_model.MessageModel(meta, arrays), dev_set, heads)
+    meta["thresholds"] = _thresholds(message_model.MessageModel(meta, arrays), dev_set, heads, short_turns)
     meta["data"] = {
         "train_hash": data_hash(train_set.messages),
         "dev_hash": data_hash(dev_set.messages),
+        "short_turns_hash": data_hash(short_turns.messages) if short_turns else None,
+        "flag_negatives_hash": data_hash(flag_negatives.messages) if flag_negatives else None,
+        "flag_negatives_size": len(flag_negatives.messages) if flag_negatives else 0,
         "train_size": len(train_set.messages),
         "dev_size": len(dev_set.messages),
     }
@@ -222,13 +246,16 @@ def train(train_set: Prepared, dev_set: Prepared) -> tuple[dict[str, Any], dict[
         "suicide_recall_target": SUICIDE_RECALL_TARGET,
         "crisis_fpr_cap": CRISIS_FPR_CAP,
         "suicide_extra_fpr_cap": SUICIDE_EXTRA_FPR_CAP,
+        "short_message_words": SHORT_MESSAGE_WORDS,
         "calibration": "sigmoid (cross-validated, ensemble=False)",
     }
     meta["version"] = _version(meta, arrays)
     return meta, arrays
 
 
-def _thresholds(model: message_model.MessageModel, dev_set: Prepared, heads: dict[str, Any]) -> dict[str, Any]:
+def _thresholds(
+    model: message_model.MessageModel, dev_set: Prepared, heads: dict[str, Any], short_turns: Prepared | None = None
+) -> dict[str, Any]:
     """Choose every threshold on the dev split (crisis recall-first under a false-alarm cap, flags by F1)."""
     meta: dict[str, Any] = {"thresholds": {"crisis": {}, "need": 0.0, "flags": {}}}
     dev_probs = [
@@ -246,6 +273,20 @@ def _thresholds(model: message_model.MessageModel, dev_set: Prepared, heads: dic
         suicide_probs, dev_crisis == SUICIDE, SUICIDE_RECALL_TARGET, extra_cap, flagged
     )
     meta["thresholds"]["crisis"] = {"any": round(any_threshold, 6), SUICIDE: round(suicide_threshold, 6)}
+    pool = [
+        (p, m)
+        for p, text, m in zip(dev_probs, dev_set.texts, dev_set.messages, strict=True)
+        if message_model.word_count(text) <= SHORT_MESSAGE_WORDS
+    ]
+    if short_turns is not None:
+        pool += [
+            (model.raw_probabilities(text, emb), m)
+            for text, emb, m in zip(short_turns.texts, short_turns.embeddings, short_turns.messages, strict=True)
+        ]
+    meta["thresholds"]["crisis_short"] = short_thresholds(
+        [(p["crisis_any"]["yes"], p["crisis_suicide"]["yes"], m.crisis) for p, m in pool],
+        meta["thresholds"]["crisis"],
+    )
     for name in heads:
         if name.startswith("flag_"):
             tag = name.removeprefix("flag_")
@@ -254,6 +295,22 @@ def _thresholds(model: message_model.MessageModel, dev_set: Prepared, heads: dic
             meta["thresholds"]["flags"][tag] = _flag_threshold(probs, positives) if positives.any() else 0.5
     meta["thresholds"]["need"] = _need_threshold(dev_probs, [m.top_need for m in dev_set.messages])
     return meta["thresholds"]
+
+
+def short_thresholds(scored: Sequence[tuple[float, float, str]], base: dict[str, float]) -> dict[str, float]:
+    """Crisis thresholds for short messages from (p_any, p_suicide, label) of short dev messages.
+
+    Each is the lowest probability of a short dev crisis that the ordinary threshold of that head
+    catches (so none of those is lost), never below the ordinary threshold; with no such crisis the
+    ordinary threshold stands.
+    """
+    caught_any = [p for p, _, label in scored if label != NONE and p >= base["any"]]
+    caught_suicide = [q for _, q, label in scored if label == SUICIDE and q >= base[SUICIDE]]
+    return {
+        "words": SHORT_MESSAGE_WORDS,
+        "any": round(max(base["any"], min(caught_any, default=base["any"])), 6),
+        SUICIDE: round(max(base[SUICIDE], min(caught_suicide, default=base[SUICIDE])), 6),
+    }
 
 
 def _need_threshold(dev_probs: Sequence[dict[str, dict[str, float]]], labels: Sequence[str]) -> float:

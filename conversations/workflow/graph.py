@@ -48,7 +48,7 @@ NODE_READS: Final[dict[str, tuple[str, ...]]] = {
         "assessment",
         "crisis",
     ),
-    "retrieve": ("query", "language", "top_need"),
+    "retrieve": ("query", "language", "top_need", "assessment"),
     "match": ("top_need", "region", "place", "language", "needs", "place_text"),
     "draft": (
         "query",

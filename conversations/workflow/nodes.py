@@ -27,7 +27,7 @@ from conversations.hooks import apply_gate, handoff_for
 from conversations.workflow import approval, extensions, intake_rules, templates
 from conversations.workflow.delivery import delivery_plan
 from conversations.workflow.graph import MAX_AUDIT_REVISIONS
-from conversations.workflow.understanding import understand
+from conversations.workflow.understanding import own_case_probability, understand
 from corpus.errors import QueryError
 from corpus.evidence import EntryText, entry_texts
 from corpus.selectors import corpus_search
@@ -201,7 +201,14 @@ def retrieve(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
     language = view["language"] or "en"
     category = view["top_need"] if view["top_need"] not in (None, "other") else None
     try:
-        result = corpus_search(query=query, language=language, category=category, k=5, widen_if_gated=True)
+        result = corpus_search(
+            query=query,
+            language=language,
+            category=category,
+            k=5,
+            widen_if_gated=True,
+            own_case=own_case_probability(view.get("assessment")),
+        )
     except QueryError as exc:
         return NodeResult(
             "gated",

@@ -290,8 +290,8 @@ def understand(
     )
 
 
-def _understand_question(text: str) -> Understanding | None:
-    """One standalone question read as a turn would read it (redacted, assessed by the model); None if empty."""
+def _assess_question(text: str) -> tuple[str, dict[str, Any]] | None:
+    """One standalone question redacted and assessed by the model as a turn would; None if empty."""
     from conversations.hooks import message_model, redact
     from corpus.embeddings import embed_one
 
@@ -299,9 +299,16 @@ def _understand_question(text: str) -> Understanding | None:
     if not redacted.strip():
         return None
     assessment = message_model.assess(redacted, embed_one(redacted))
-    return understand(
-        text=redacted, own_words=redacted, assessment=assessment.summary() | {"flag_probs": assessment.flag_probs}
-    )
+    return redacted, assessment.summary() | {"flag_probs": assessment.flag_probs}
+
+
+def _understand_question(text: str) -> Understanding | None:
+    """One standalone question read as a turn would read it; None if empty."""
+    assessed = _assess_question(text)
+    if assessed is None:
+        return None
+    redacted, assessment = assessed
+    return understand(text=redacted, own_words=redacted, assessment=assessment)
 
 
 def need_for_question(text: str) -> str | None:
@@ -311,6 +318,28 @@ def need_for_question(text: str) -> str | None:
     """
     found = _understand_question(text)
     return None if found is None or found.top_need == "other" else found.top_need
+
+
+def own_case_probability(assessment: Mapping[str, Any] | None) -> float | None:
+    """The model's probability that a message asks about the writer's own matter or an outcome for it.
+
+    The larger of its no-legal-advice and no-outcome-promise flags: both are questions the corpus's
+    general law cannot settle. The answerability gate reads it as a feature; None without a model.
+    """
+    if not assessment or not assessment.get("available"):
+        return None
+    probs = assessment.get("flag_probs") or {}
+    return float(max(probs.get("no_legal_advice", 0.0), probs.get("no_outcome_promise", 0.0)))
+
+
+def own_case_for_question(text: str) -> float | None:
+    """`own_case_probability` of one standalone question as a turn would assess it.
+
+    Wired into corpus by settings.CORPUS_INTAKE_OWN_CASE, so the gate is trained and reported on the
+    same input the retrieve node gives it.
+    """
+    assessed = _assess_question(text)
+    return None if assessed is None else own_case_probability(assessed[1])
 
 
 def handoff_for_question(text: str) -> str | None:

@@ -144,3 +144,21 @@ def test_floors_report_what_is_missed() -> None:
     }
     failures = evaluate.check_floors(values)
     assert failures == ["crisis_recall = 0.9700, floor >= 0.98"]
+
+
+def test_short_message_thresholds_keep_every_short_dev_crisis_the_ordinary_ones_catch() -> None:
+    base = {"any": 0.4, "suicide_self_harm": 0.6}
+    scored = [
+        (0.95, 0.1, "housing_emergency"),
+        (0.87, 0.93, "suicide_self_harm"),
+        (0.2, 0.1, "medical_emergency_overdose"),  # missed by the ordinary threshold too: it does not lower anything
+        (0.7, 0.65, "none"),  # a false alarm the short threshold now stops
+    ]
+    short = train.short_thresholds(scored, base)
+    assert short["any"] == 0.87 and short["suicide_self_harm"] == 0.93
+    assert short["words"] >= 3
+    # Never below the ordinary thresholds, and the ordinary ones stand when no short crisis is caught.
+    assert train.short_thresholds([(0.1, 0.1, "suicide_self_harm"), (0.9, 0.9, "none")], base) | {"words": 0} == {
+        "words": 0,
+        **base,
+    }

@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from conversations.workflow.understanding import handoff_for_question, understand
+from conversations.workflow.understanding import (
+    handoff_for_question,
+    own_case_for_question,
+    own_case_probability,
+    understand,
+)
 
 SURE_HOUSING: dict[str, Any] = {
     "available": True,
@@ -153,3 +158,22 @@ def test_the_hand_off_intake_makes_before_retrieval_is_reported_for_a_question()
     assert handoff_for_question("can i talk to a real person please") == "human"
     assert handoff_for_question("how do i get a copy of my birth certificate in texas") is None
     assert handoff_for_question("   ") is None
+
+
+def test_own_case_probability_is_the_larger_of_the_advice_and_outcome_flags() -> None:
+    assessment = {
+        **SURE_HOUSING,
+        "flag_probs": {"no_legal_advice": 0.3, "no_outcome_promise": 0.7, "asks_for_human": 0.9},
+    }
+    assert own_case_probability(assessment) == 0.7
+    assert own_case_probability({**SURE_HOUSING, "available": False}) is None
+    assert own_case_probability(None) is None
+    assert own_case_probability(SURE_HOUSING) == 0.0
+
+
+def test_a_plea_question_reads_as_more_own_case_than_a_general_one() -> None:
+    own = own_case_for_question("should i take the plea deal my lawyer offered me or go to trial")
+    general = own_case_for_question("how long does a nondisclosure take in texas")
+    assert own is not None and general is not None
+    assert own > general
+    assert own_case_for_question("   ") is None

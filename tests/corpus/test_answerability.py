@@ -70,3 +70,35 @@ def test_corpus_search_jsonl_reports_the_gates_probability_and_decision(corpus, 
     assert first["id"] == "a" and first["gate"]["decision"] in {"assert", "do_not_assert"}
     assert 0.0 <= first["gate"]["probability"] <= 1.0
     assert second["error"]["code"] == "bad_line"
+
+
+def test_intakes_own_case_probability_is_a_gate_feature() -> None:
+    slot = answerability.FEATURES.index("intake_own_case")
+    given = answerability.features(
+        text="will the judge grant mine", language="en", category=None, scored=[], other_state=False, own_case=0.8
+    )
+    missing = answerability.features(
+        text="will the judge grant mine", language="en", category=None, scored=[], other_state=False
+    )
+    assert given[slot] == 0.8 and missing[slot] == 0.0
+    # The shipped gate learned that a higher own-case probability means "do not assert".
+    payload = json.loads(answerability.ARTIFACT_PATH.read_text())
+    assert payload["features"][slot] == "intake_own_case"
+
+
+@pytest.mark.django_db
+def test_corpus_search_reads_intakes_own_case_when_the_caller_does_not_give_it(corpus, monkeypatch) -> None:
+    from corpus import gate_training
+
+    seen: list[str] = []
+
+    def resolver(text: str) -> float:
+        seen.append(text)
+        return 0.9
+
+    monkeypatch.setattr(gate_training, "own_case_resolver", lambda: resolver)
+    asked = corpus_search(query="should i take the plea deal they offered me")
+    assert seen == ["should i take the plea deal they offered me"]
+    given = corpus_search(query="should i take the plea deal they offered me", own_case=0.9)
+    assert seen == ["should i take the plea deal they offered me"]  # given: not resolved again
+    assert asked.confidence == given.confidence

@@ -1,10 +1,10 @@
 """`make test` holds the shipped message model and answerability gate to their blind-set floors.
 
-Three generations of blind sets, each written by authors who saw only LABELING.md (or only the
-corpus titles and summaries) and frozen before tuning: the first was read several times while
-tuning, so it is no longer blind; the second was read twice before this model and gate; the third
-(blind3), frozen before they were trained, is the one reported on. These are regression floors (a
-measurement less a margin); `make validate` checks the issues' goals on blind3, which are not all
+Four generations of blind sets, each written by authors who saw only LABELING.md (or only the
+corpus titles and summaries) and frozen before tuning: the first three were read while the model,
+the rules and the gate were tuned, so they are no longer blind; the fourth (blind4), frozen before
+this model and gate were trained, is the one reported on. These are regression floors (a
+measurement less a margin); `make validate` checks the issues' goals on blind4, which are not all
 met yet (see the model cards).
 """
 
@@ -31,7 +31,7 @@ def _message_report(name: str) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["blind", "blind2", "blind3"])
+@pytest.mark.parametrize("name", ["blind", "blind2", "blind3", "blind4"])
 def test_the_message_model_holds_its_blind_floors(name: str) -> None:
     report = _message_report(name)
     assert evaluate.check_floors(report, evaluate.REGRESSION_BY_SPLIT[name]) == []
@@ -41,7 +41,7 @@ def test_the_message_model_holds_its_blind_floors(name: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.django_db
-@pytest.mark.parametrize("name", ["blind", "blind2", "blind3"])
+@pytest.mark.parametrize("name", ["blind", "blind2", "blind3", "blind4"])
 def test_the_answerability_gate_holds_its_blind_floors(name: str) -> None:
     gate_training.verify_blind()
     gate = answerability.gate()

@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from conversations.hooks import message_model
+from conversations.hooks import message_model, redact
 from conversations.safety import card, data, evaluate
 from corpus import embeddings
 
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         split.add_argument("--dev-share", type=float, default=0.15)
         sub.add_parser("train", help="train on train.jsonl, choose thresholds on dev.jsonl, write the artifact")
         ev = sub.add_parser("evaluate", help="judge rules + model + context on a labeled split")
-        ev.add_argument("--split", choices=[*data.BLIND_SETS, "dev"], default="blind3")
+        ev.add_argument("--split", choices=[*data.BLIND_SETS, "dev"], default="blind4")
         ev.add_argument("--report-dir", default=None, help="where the JSON/HTML report goes (default var/)")
         ev.add_argument("--no-floors", action="store_true", help="report only; do not fail below the floors")
         ev.add_argument(
@@ -90,7 +90,10 @@ class Command(BaseCommand):
         data.verify_blind()
         data.assert_disjoint(train_rows + dev_rows, data.every_blind_message())
         meta, arrays = train.train(
-            train.prepare(train_rows, embeddings.embed_one), train.prepare(dev_rows, embeddings.embed_one)
+            train.prepare(train_rows, embeddings.embed_one),
+            train.prepare(dev_rows, embeddings.embed_one),
+            train.prepare(_short_opening_turns(), embeddings.embed_one),
+            train.prepare(_flag_negatives(), embeddings.embed_one),
         )
         path = train.write_artifact(meta, arrays)
         self.stdout.write(f"wrote {path.name} ({meta['version']}): thresholds {json.dumps(meta['thresholds'])}")
@@ -166,3 +169,28 @@ class Command(BaseCommand):
                 ]
         card.DATA_CARD_PATH.write_text(card.render_data_card(sets), encoding="utf-8")
         self.stdout.write(f"wrote {card.DATA_CARD_PATH}")
+
+
+def _short_opening_turns() -> list[data.Message]:
+    """Short dev conversation turns whose previous turn is no crisis: the short-message thresholds' extra pool.
+
+    A turn after a crisis is carried by the context rule, not judged on its own, so it says nothing
+    about how far the model can be trusted on a short message.
+    """
+    from conversations.safety.train import SHORT_MESSAGE_WORDS  # noqa: PLC0415 - the trainer's constant
+
+    turns: list[data.Message] = []
+    for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3):
+        for conversation in data.read_conversations(path):
+            previous = "none"
+            for turn in conversation:
+                if previous == "none" and message_model.word_count(redact(turn.text).text) <= SHORT_MESSAGE_WORDS:
+                    turns.append(turn)
+                previous = turn.crisis
+    return turns
+
+
+def _flag_negatives() -> list[data.Message]:
+    """The gate's answerable training questions, less any that repeat a blind message (blind never trains)."""
+    blind = {data.text_key(m.text) for m in data.every_blind_message()}
+    return [m for m in data.read_flag_negatives() if data.text_key(m.text) not in blind]

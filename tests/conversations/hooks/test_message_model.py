@@ -25,6 +25,9 @@ def test_the_shipped_artifact_loads_is_small_and_names_its_version() -> None:
     assert size < 5_000_000, size
     assert set(SHIPPED.heads) >= {"crisis_any", "crisis_suicide", "crisis_category", "need"}
     assert set(SHIPPED.thresholds["crisis"]) == {"any", "suicide_self_harm"}
+    short = SHIPPED.thresholds["crisis_short"]
+    assert short["words"] >= 3
+    assert all(short[key] >= SHIPPED.thresholds["crisis"][key] for key in ("any", "suicide_self_harm"))
 
 
 def test_runtime_text_features_equal_the_trainers_tfidf() -> None:
@@ -104,3 +107,39 @@ def test_summary_is_json_and_carries_what_intake_reads() -> None:
     json.dumps(summary)
     assert {"top_need", "need_sure", "flags", "flag_probs", "flag_thresholds", "version"} <= set(summary)
     assert message_model.get_model() is message_model.get_model()
+
+
+def _fixed(model: MessageModel, p_any: float, p_suicide: float) -> MessageModel:
+    """The shipped model with every message scored alike, so only the thresholds decide."""
+    real = model.raw_probabilities
+
+    def scored(text: str, embedding: object = None) -> dict[str, dict[str, float]]:
+        probs = real(text, None)
+        probs["crisis_any"] = {"yes": p_any}
+        probs["crisis_suicide"] = {"yes": p_suicide}
+        return probs
+
+    model.raw_probabilities = scored  # type: ignore[method-assign]
+    return model
+
+
+def test_a_short_message_needs_the_higher_short_thresholds() -> None:
+    model = load()
+    assert model is not None
+    base, short = model.thresholds["crisis"], model.thresholds["crisis_short"]
+    between = (base["any"] + short["any"]) / 2
+    assert base["any"] < between < short["any"]
+    _fixed(model, between, 0.0)
+    # The same probability is a crisis in a long message and not in a short one ("hey", "y cuanto tarda").
+    assert model.assess("y cuanto tarda", None).crisis == "none"
+    assert model.assess("i have been thinking about it for a long while and i am tired of all of it", None).crisis != (
+        "none"
+    )
+    _fixed(model, short["any"] + 1e-6, 0.0)
+    assert model.assess("y cuanto tarda", None).crisis != "none"
+
+
+def test_word_count_counts_words_not_punctuation() -> None:
+    assert message_model.word_count("Y cuánto tarda??") == 3
+    assert message_model.word_count("ok 😭😭") == 1
+    assert message_model.word_count("") == 0
