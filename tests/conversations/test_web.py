@@ -283,3 +283,16 @@ def test_the_server_refuses_a_turn_before_the_notice_is_accepted_and_stores_noth
         content_type="application/json",
     )
     assert post(client, created, "need housing in Austin", "c3").status_code == 201
+
+
+def test_the_houston_id_message_gets_its_cited_answer_on_the_web_chat(client: Client) -> None:
+    """#22's example: the corpus has the TDCJ and DPS ID rules, so the gate must not answer 'not certain'."""
+    conversation = start(client)
+    response = post(client, conversation, "just got out last week, need to get my ID back, im in houston", "h1")
+    assert response.status_code == 201, response.content
+    turn = Turn.objects.filter(conversation_id=conversation["conversation_id"]).latest("created_at")
+    assert turn.state["retrieval"]["gated"] is False
+    cited = {hit["slug"] for hit in turn.state["evidence"]}
+    assert cited & {"tx-gov-501-0165", "tx-transp-521-101", "tx-tac-25-181-28", "tx-transp-521-142"}
+    assert "not certain" not in turn.reply
+    assert "[Tex." in turn.reply  # the answer carries its citations
