@@ -203,7 +203,9 @@ def _take(text: str, pos: int, strong: bool) -> int:
         if low in _PARTICLES and taken:
             # "Juan de la Cruz": a particle only counts when a name word follows it.
             gap = _GAP.match(text, m.end())
-            if gap:
+            following = _WORD.match(text, gap.end()) if gap else None
+            # "Yesenia Garza de Laredo": a registered city after "de" is where the person is from.
+            if gap and following and not is_place_name(following.group(0).rstrip(".")):
                 pending = gap.end()
                 continue
             break
@@ -337,6 +339,44 @@ _PLACE_BEFORE: Final = re.compile(
 )
 
 
+# What joins the parts of one name around a name already found: particles ("[NAME] van den [NAME]", "[NAME] de
+# Launay"), a middle initial ("[NAME] M [NAME]"), a suffix or degree ("[NAME] DDS", "[NAME], Jr."). Case-sensitive:
+# a capitalised "De" or "Van" starts a new word, and "md" or "ii" in lower case is a word of the sentence.
+_GERMANIC_PARTICLES: Final = frozenset({"van", "von", "den", "der", "ten", "ter", "vom", "zu"})
+_JOIN_PARTICLE = r"(?:van|von|den|der|ten|ter|vom|zu|de|del|della|di|da|du|dos|das|le|la)"
+_BETWEEN_NAMES: Final = re.compile(rf"[ \t]+((?:{_JOIN_PARTICLE}[ \t]+){{1,2}}|[A-Z]\.?[ \t]+)(?=\[NAME\])")
+_PARTICLE_SURNAME: Final = re.compile(
+    rf"[ \t]+((?:{_JOIN_PARTICLE}[ \t]+){{1,2}})(IJ[a-z][\w']*|[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f][\w']*)(?![\w\-])"
+)
+_NAME_SUFFIX_AFTER: Final = re.compile(r",?[ \t]+((?:Jr|Sr|II|III|IV|DDS|MD|PhD|Esq|DVM|RN|CPA)\b\.?)")
+_DUTCH_CAPITAL: Final = re.compile(r"[ \t]+(IJ[a-z][\w']*)(?![\w\-])")
+
+
+def _joined_parts(text: str, end: int) -> list[tuple[int, int]]:
+    """The rest of a name that ends at `end`: particles before the next name or a surname, an initial, a suffix."""
+    between = _BETWEEN_NAMES.match(text, end)
+    if between:
+        return [(between.start(1), between.end(1) - len(between.group(1)) + len(between.group(1).rstrip()))]
+    found: list[tuple[int, int]] = []
+    m = _PARTICLE_SURNAME.match(text, end)
+    if m:
+        particles = m.group(1).split()
+        surname = m.group(2)
+        _given, family = _wide_lexicon()
+        # "van", "von", "der" belong to names only; "de", "la", "da" are also prepositions ("[NAME] de Laredo"),
+        # so they need a known surname after them.
+        germanic = all(p in _GERMANIC_PARTICLES for p in particles)
+        if (germanic or surname.lower() in family) and _neighbour_ok(text, m.start(2), m.end(2), place_cue=False):
+            found.append((m.start(1), m.end(2)))
+    dutch = _DUTCH_CAPITAL.match(text, end)
+    if dutch:
+        found.append((dutch.start(1), dutch.end(1)))
+    suffix = _NAME_SUFFIX_AFTER.match(text, end)
+    if suffix:
+        found.append((suffix.start(1), suffix.end(1)))
+    return found
+
+
 def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Capitalised words right before or after a name (or a [NAME] placeholder): more of a name, or the next name.
 
@@ -354,6 +394,7 @@ def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
         after = _NEIGHBOUR_AFTER.match(text, end)
         if after and _neighbour_ok(text, after.start(1), after.end(1)):
             found.append((after.start(1), after.end(1)))
+        found += _joined_parts(text, end)
     return found
 
 

@@ -303,3 +303,23 @@ def test_a_house_number_on_a_numbered_texas_road_goes_with_the_route(
 def test_short_and_foreign_phones_go_and_hotlines_stay(text: str, value: str, kept: str) -> None:
     out = redact(text, ner=True).text
     assert (not value or value not in out) and kept in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # Particles between the parts of a name, or before a Dutch surname, go with it.
+        ("please fix it to Mr. Sander van den Broek on my file", ["van", "den", "Broek"], ["my file"]),
+        ("the letter is for Mrs. Annemiek ter Horst", ["ter Horst", "Horst"], ["letter"]),
+        ("the best one is by Wouter van den IJssel, go figure", ["van", "den", "IJssel"], ["go figure"]),
+        # A middle initial between two names, and a degree after one.
+        ("The Sølvi T Haugland version was recorded in Oslo", [" T ", "Haugland"], ["version"]),
+        ("my dentist is Dr. Priya Raman DDS on Main", ["Raman", "DDS"], ["Main"]),
+        # "de" before a registered Texas city is a preposition: the city stays for the region lookup.
+        ("mi prima Yesenia Garza de Laredo me ayuda", ["Yesenia", "Garza"], ["de Laredo"]),
+    ],
+)
+def test_particles_initials_and_suffixes_go_with_the_name(text: str, gone: list[str], kept: list[str]) -> None:
+    out = redact(text, ner=True).text
+    assert all(word not in out for word in gone), out
+    assert all(word in out for word in kept), out
