@@ -17,6 +17,7 @@ __all__ = [
     "block_names",
     "echo_spans",
     "is_place_name",
+    "known_name_word",
     "name_spans",
     "neighbour_spans",
     "place_names_register",
@@ -80,7 +81,7 @@ _STOP: Final = frozenset(
     is was are am be been being were will would can could should shall may might must do does did done
     have has had having get got getting gonna wanna gotta going go went gone come came coming
     i i'm im me my mine you your he him his she her they them their we us our it its it's this that these those
-    here there where when what who why how which not no yes yeah yep nope ok okay please pls thanks thank
+    here there where when what who why how which not no yes yeah yep nope ok okay please pls thanks thank hi hey hello dear
     just really very still also only even never always already again too now today tonight tomorrow yesterday
     sorry tired scared afraid worried sick hungry homeless broke lost stuck confused ready done fine good bad
     okay new old free out back home sure glad happy sad angry mad calling texting writing looking trying
@@ -172,6 +173,13 @@ _NOT_NAME_EXTRA: Final = frozenset(
     texas dallas houston austin tyler victoria laredo irving marshall paris lincoln jackson
     county city street road court center north south east west new san santa""".split()
 )
+
+
+def known_name_word(word: str) -> bool:
+    """True when `word` is in the wide given-name or surname lists (any Latin-script Faker locale)."""
+    given, family = _wide_lexicon()
+    low = word.lower()
+    return low in given or low in family
 
 
 def _looks_like_name(word: str, lexicon_only: bool = False) -> bool:

@@ -323,3 +323,23 @@ def test_particles_initials_and_suffixes_go_with_the_name(text: str, gone: list[
     out = redact(text, ner=True).text
     assert all(word not in out for word in gone), out
     assert all(word in out for word in kept), out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # The owner of a kin or contact noun is a person, though spaCy calls the name a place.
+        ("we went to pick up Rustam's kid after school", ["Rustam"], ["kid after school"]),
+        # The addressee opening a message, though the name is also a famous person in WordNet; the greeting stays.
+        ("Hi Tatum, I need help with my ID", ["Tatum"], ["Hi ", "help with my ID"]),
+        ("Dear Rosalind, thank you for the bus pass", ["Rosalind"], ["Dear ", "bus pass"]),
+        # A name the model starts on an article: the article stays, the name goes.
+        ("The Marisela D. Carvalho recording sold a million copies", ["Marisela", "Carvalho"], ["The ", "recording"]),
+        # A registered Texas city in the same places stays for the region lookup.
+        ("Houston's buses are slow, Hi Houston", [], ["Houston's buses", "Hi Houston"]),
+    ],
+)
+def test_a_name_in_a_persons_place_goes_and_its_greeting_stays(text: str, gone: list[str], kept: list[str]) -> None:
+    out = redact(text, ner=True).text
+    assert all(word not in out for word in gone), out
+    assert all(word in out for word in kept), out
