@@ -70,6 +70,7 @@ _ADDRESSEE: Final = re.compile(
 _WORD: Final = re.compile(r"[^\W\d_][^\W\d_'\u2019\-]*(?:['\u2019\-][^\W\d_]+)*\.?")
 _GAP: Final = re.compile(r"[ \t]+")
 _PARTICLES: Final = frozenset({"de", "la", "del", "los", "las", "van", "von", "da", "di", "le", "st", "o'"})
+_OPENING_PARTICLES: Final = frozenset({"de", "del", "van", "von", "da", "di", "la", "le"})
 _SUFFIXES: Final = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _TITLE_WORDS: Final = frozenset(
     """mr mrs ms miss dr sr sra srta lic officer oficial pastor agent agente sgt sergeant licenciado licenciada
@@ -208,7 +209,8 @@ def _take(text: str, pos: int, strong: bool) -> int:
             break
         word = m.group(0)
         low = word.lower().rstrip(".")
-        if low in _PARTICLES and taken:
+        # "Mr. De Luca": a capitalised particle may open a surname after a title.
+        if low in _PARTICLES and (taken or (word[0].isupper() and low in _OPENING_PARTICLES)):
             # "Juan de la Cruz": a particle only counts when a name word follows it.
             gap = _GAP.match(text, m.end())
             following = _WORD.match(text, gap.end()) if gap else None
@@ -352,9 +354,11 @@ _PLACE_BEFORE: Final = re.compile(
 # a capitalised "De" or "Van" starts a new word, and "md" or "ii" in lower case is a word of the sentence.
 _GERMANIC_PARTICLES: Final = frozenset({"van", "von", "den", "der", "ten", "ter", "vom", "zu"})
 _JOIN_PARTICLE = r"(?:van|von|den|der|ten|ter|vom|zu|de|del|della|di|da|du|dos|das|le|la)"
-_BETWEEN_NAMES: Final = re.compile(rf"[ \t]+((?:{_JOIN_PARTICLE}[ \t]+){{1,2}}|[A-Z]\.?[ \t]+)(?=\[NAME\])")
+_BETWEEN_NAMES: Final = re.compile(rf"[ \t]+((?:(?i:{_JOIN_PARTICLE})[ \t]+){{1,2}}|[A-Z]\.?[ \t]+)(?=\[NAME\])")
+# "that De [NAME] was", "Mr. De [NAME]": a capitalised particle right before a name, not opening a sentence.
+_PARTICLE_BEFORE: Final = re.compile(r"(?<=[\w.,][ \t])(De|Del|Van|Von|Da|Di|La|Le|Du)[ \t]$")
 _PARTICLE_SURNAME: Final = re.compile(
-    rf"[ \t]+((?:{_JOIN_PARTICLE}[ \t]+){{1,2}})(IJ[a-z][\w']*|[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f][\w']*)(?![\w\-])"
+    rf"[ \t]+((?:(?i:{_JOIN_PARTICLE})[ \t]+){{1,2}})(IJ[a-z][\w']*|[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f][\w']*)(?![\w\-])"
 )
 _NAME_SUFFIX_AFTER: Final = re.compile(r",?[ \t]+((?:Jr|Sr|II|III|IV|DDS|MD|PhD|Esq|DVM|RN|CPA)\b\.?)")
 _DUTCH_CAPITAL: Final = re.compile(r"[ \t]+(IJ[a-z][\w']*)(?![\w\-])")
@@ -368,13 +372,12 @@ def _joined_parts(text: str, end: int) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     m = _PARTICLE_SURNAME.match(text, end)
     if m:
-        particles = m.group(1).split()
+        particles = m.group(1).lower().split()
         surname = m.group(2)
-        _given, family = _wide_lexicon()
         # "van", "von", "der" belong to names only; "de", "la", "da" are also prepositions ("[NAME] de Laredo"),
-        # so they need a known surname after them.
+        # so they need a known name after them.
         germanic = all(p in _GERMANIC_PARTICLES for p in particles)
-        if (germanic or surname.lower() in family) and _neighbour_ok(text, m.start(2), m.end(2), place_cue=False):
+        if (germanic or known_name_word(surname)) and _neighbour_ok(text, m.start(2), m.end(2), place_cue=False):
             found.append((m.start(1), m.end(2)))
     dutch = _DUTCH_CAPITAL.match(text, end)
     if dutch:
@@ -403,7 +406,14 @@ def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
         if after and _neighbour_ok(text, after.start(1), after.end(1)):
             found.append((after.start(1), after.end(1)))
         found += _joined_parts(text, end)
+        particle = _PARTICLE_BEFORE.search(text, max(0, start - 8), start)
+        sentence_start = particle is not None and re.search(r"[.!?][ \t]$", text[: particle.start(1)]) is not None
+        if particle and (not sentence_start or _TITLE_BEFORE.search(text[: particle.start(1)])):
+            found.append((particle.start(1), particle.end(1)))
     return found
+
+
+_TITLE_BEFORE: Final = re.compile(r"\b(?:mr|mrs|ms|dr|sr|sra|srta)\.[ \t]$", re.IGNORECASE)
 
 
 def _neighbour_ok(text: str, start: int, end: int, *, place_cue: bool = True) -> bool:

@@ -110,6 +110,13 @@ _PERSON_NOUNS: Final = frozenset(
 )
 
 
+_PERSON_TRAITS: Final = frozenset(
+    """reliable unreliable impulsive honest dishonest kind unkind rude polite lazy shy brave smart clever friendly
+    helpful selfish jealous stubborn patient impatient trustworthy responsible irresponsible mean generous nice
+    sweet funny pregnant sober married divorced""".split()
+)
+
+
 def _in_person_role(token: Any) -> bool:
     """The parse puts `token` where only a person stands, whatever spaCy's entity label says.
 
@@ -120,6 +127,10 @@ def _in_person_role(token: Any) -> bool:
     if token.dep_ == "poss" and head.lemma_.lower() in _PERSON_NOUNS:
         return True
     if token.dep_ == "appos" and head.lemma_.lower() in _PERSON_NOUNS and head.i < token.i:
+        return True
+    # "Selam is very reliable", "Why is Aislinn so impulsive?": a trait only a person has.
+    traits = (child.dep_ == "acomp" and child.lemma_.lower() in _PERSON_TRAITS for child in head.children)
+    if token.dep_ == "nsubj" and head.lemma_ == "be" and any(traits):
         return True
     doc = token.doc
     opening = token.i == 0 or (token.i == 1 and doc[0].lower_ in ("hi", "hey", "hello", "dear", "thanks"))
@@ -178,7 +189,10 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
     def in_role(token: Any) -> bool:
         # WordNet also lists famous people ("Xenophon", "Tatum"): in a person's role a known given name or
         # surname counts even so, and spaCy's place label ("Rustam", "Kassia" as GPE) is overruled.
-        return token.tag_ == "NNP" and name_shaped(token.text) and (unknown(token) or known_name_word(token.text))
+        # An unfamiliar name opening a sentence is often tagged a common noun ("Tesfanesh/NN is very reliable").
+        if not name_shaped(token.text) or token.tag_ not in ("NNP", "NN"):
+            return False
+        return unknown(token) or (token.tag_ == "NNP" and known_name_word(token.text))
 
     class UnknownProperNounRecognizer(EntityRecognizer):
         def load(self) -> None:

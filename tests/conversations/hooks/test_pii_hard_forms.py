@@ -343,3 +343,23 @@ def test_a_name_in_a_persons_place_goes_and_its_greeting_stays(text: str, gone: 
     out = redact(text, ner=True).text
     assert all(word not in out for word in gone), out
     assert all(word in out for word in kept), out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # A capitalised particle opening a surname after a title or inside a sentence.
+        ("Mrs. De Vries from the shelter called", ["De", "Vries"], ["Mrs.", "shelter"]),
+        ("the letter was signed by Mr. De Luca last week", ["De", "Luca"], ["Mr.", "last week"]),
+        ("It may be that De Luca was right about the fee", ["De", "Luca"], ["the fee"]),
+        # A trait only a person has makes its subject a person.
+        ("Tesfanesh is very reliable, she can watch the kids", ["Tesfanesh"], ["very reliable"]),
+        # Not a sentence-opening Spanish "De", nor a city with a trait it cannot have.
+        ("De Laredo no sé nada", [], ["De Laredo"]),
+        ("Houston is so expensive now", [], ["Houston"]),
+    ],
+)
+def test_capitalised_particles_and_person_traits_mark_a_name(text: str, gone: list[str], kept: list[str]) -> None:
+    out = redact(text, ner=True).text
+    assert all(word not in out for word in gone), out
+    assert all(word in out for word in kept), out
