@@ -779,6 +779,7 @@ _NER_AFTER_PLACE: Final = re.compile(
     r"university|college|school|foundation|inc|llc)\b",
     _I,
 )
+_NER_LEADING_WORDS: Final = re.compile(r"(?:(?:the|a|an|el|la|los|las|hi|hey|hello|dear)\s+)+", _I)
 _NER_NOT_NAME: Final = re.compile(r"[A-Z]{2,6}|[A-Z]\.?|\W*|(?i:tex|gov|code|medicaid|medicare|snap|wic)\W*")
 
 
@@ -813,7 +814,11 @@ def _model_names(text: str) -> list[_Span]:
 
     spans: list[_Span] = []
     places = place_spans(text)
-    for start, end in pii_ner.person_spans(text):
+    for found, end in pii_ner.person_spans(text):
+        # The model can start a name on an article or a greeting ("The Julieta S. Goncalves version"): the name
+        # is what follows it.
+        lead = _NER_LEADING_WORDS.match(text, found, end)
+        start = lead.end() if lead and lead.end() < end else found
         value = text[start:end]
         if any(s <= start and end <= e for s, e in places):
             continue  # "Fort Worth is far": part of a registered place

@@ -17,6 +17,7 @@ __all__ = [
     "block_names",
     "echo_spans",
     "is_place_name",
+    "known_name_word",
     "name_spans",
     "neighbour_spans",
     "place_names_register",
@@ -69,6 +70,7 @@ _ADDRESSEE: Final = re.compile(
 _WORD: Final = re.compile(r"[^\W\d_][^\W\d_'\u2019\-]*(?:['\u2019\-][^\W\d_]+)*\.?")
 _GAP: Final = re.compile(r"[ \t]+")
 _PARTICLES: Final = frozenset({"de", "la", "del", "los", "las", "van", "von", "da", "di", "le", "st", "o'"})
+_OPENING_PARTICLES: Final = frozenset({"de", "del", "van", "von", "da", "di", "la", "le"})
 _SUFFIXES: Final = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _TITLE_WORDS: Final = frozenset(
     """mr mrs ms miss dr sr sra srta lic officer oficial pastor agent agente sgt sergeant licenciado licenciada
@@ -80,7 +82,7 @@ _STOP: Final = frozenset(
     is was are am be been being were will would can could should shall may might must do does did done
     have has had having get got getting gonna wanna gotta going go went gone come came coming
     i i'm im me my mine you your he him his she her they them their we us our it its it's this that these those
-    here there where when what who why how which not no yes yeah yep nope ok okay please pls thanks thank
+    here there where when what who why how which not no yes yeah yep nope ok okay please pls thanks thank hi hey hello dear
     just really very still also only even never always already again too now today tonight tomorrow yesterday
     sorry tired scared afraid worried sick hungry homeless broke lost stuck confused ready done fine good bad
     okay new old free out back home sure glad happy sad angry mad calling texting writing looking trying
@@ -174,6 +176,13 @@ _NOT_NAME_EXTRA: Final = frozenset(
 )
 
 
+def known_name_word(word: str) -> bool:
+    """True when `word` is in the wide given-name or surname lists (any Latin-script Faker locale)."""
+    given, family = _wide_lexicon()
+    low = word.lower()
+    return low in given or low in family
+
+
 def _looks_like_name(word: str, lexicon_only: bool = False) -> bool:
     bare = word.rstrip(".")
     low = bare.lower()
@@ -200,10 +209,13 @@ def _take(text: str, pos: int, strong: bool) -> int:
             break
         word = m.group(0)
         low = word.lower().rstrip(".")
-        if low in _PARTICLES and taken:
+        # "Mr. De Luca": a capitalised particle may open a surname after a title.
+        if low in _PARTICLES and (taken or (word[0].isupper() and low in _OPENING_PARTICLES)):
             # "Juan de la Cruz": a particle only counts when a name word follows it.
             gap = _GAP.match(text, m.end())
-            if gap:
+            following = _WORD.match(text, gap.end()) if gap else None
+            # "Yesenia Garza de Laredo": a registered city after "de" is where the person is from.
+            if gap and following and not is_place_name(following.group(0).rstrip(".")):
                 pending = gap.end()
                 continue
             break
@@ -337,6 +349,45 @@ _PLACE_BEFORE: Final = re.compile(
 )
 
 
+# What joins the parts of one name around a name already found: particles ("[NAME] van den [NAME]", "[NAME] de
+# Launay"), a middle initial ("[NAME] M [NAME]"), a suffix or degree ("[NAME] DDS", "[NAME], Jr."). Case-sensitive:
+# a capitalised "De" or "Van" starts a new word, and "md" or "ii" in lower case is a word of the sentence.
+_GERMANIC_PARTICLES: Final = frozenset({"van", "von", "den", "der", "ten", "ter", "vom", "zu"})
+_JOIN_PARTICLE = r"(?:van|von|den|der|ten|ter|vom|zu|de|del|della|di|da|du|dos|das|le|la)"
+_BETWEEN_NAMES: Final = re.compile(rf"[ \t]+((?:(?i:{_JOIN_PARTICLE})[ \t]+){{1,2}}|[A-Z]\.?[ \t]+)(?=\[NAME\])")
+# "that De [NAME] was", "Mr. De [NAME]": a capitalised particle right before a name, not opening a sentence.
+_PARTICLE_BEFORE: Final = re.compile(r"(?<=[\w.,][ \t])(De|Del|Van|Von|Da|Di|La|Le|Du)[ \t]$")
+_PARTICLE_SURNAME: Final = re.compile(
+    rf"[ \t]+((?:(?i:{_JOIN_PARTICLE})[ \t]+){{1,2}})(IJ[a-z][\w']*|[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f][\w']*)(?![\w\-])"
+)
+_NAME_SUFFIX_AFTER: Final = re.compile(r",?[ \t]+((?:Jr|Sr|II|III|IV|DDS|MD|PhD|Esq|DVM|RN|CPA)\b\.?)")
+_DUTCH_CAPITAL: Final = re.compile(r"[ \t]+(IJ[a-z][\w']*)(?![\w\-])")
+
+
+def _joined_parts(text: str, end: int) -> list[tuple[int, int]]:
+    """The rest of a name that ends at `end`: particles before the next name or a surname, an initial, a suffix."""
+    between = _BETWEEN_NAMES.match(text, end)
+    if between:
+        return [(between.start(1), between.end(1) - len(between.group(1)) + len(between.group(1).rstrip()))]
+    found: list[tuple[int, int]] = []
+    m = _PARTICLE_SURNAME.match(text, end)
+    if m:
+        particles = m.group(1).lower().split()
+        surname = m.group(2)
+        # "van", "von", "der" belong to names only; "de", "la", "da" are also prepositions ("[NAME] de Laredo"),
+        # so they need a known name after them.
+        germanic = all(p in _GERMANIC_PARTICLES for p in particles)
+        if (germanic or known_name_word(surname)) and _neighbour_ok(text, m.start(2), m.end(2), place_cue=False):
+            found.append((m.start(1), m.end(2)))
+    dutch = _DUTCH_CAPITAL.match(text, end)
+    if dutch:
+        found.append((dutch.start(1), dutch.end(1)))
+    suffix = _NAME_SUFFIX_AFTER.match(text, end)
+    if suffix:
+        found.append((suffix.start(1), suffix.end(1)))
+    return found
+
+
 def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Capitalised words right before or after a name (or a [NAME] placeholder): more of a name, or the next name.
 
@@ -354,7 +405,15 @@ def neighbour_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
         after = _NEIGHBOUR_AFTER.match(text, end)
         if after and _neighbour_ok(text, after.start(1), after.end(1)):
             found.append((after.start(1), after.end(1)))
+        found += _joined_parts(text, end)
+        particle = _PARTICLE_BEFORE.search(text, max(0, start - 8), start)
+        sentence_start = particle is not None and re.search(r"[.!?][ \t]$", text[: particle.start(1)]) is not None
+        if particle and (not sentence_start or _TITLE_BEFORE.search(text[: particle.start(1)])):
+            found.append((particle.start(1), particle.end(1)))
     return found
+
+
+_TITLE_BEFORE: Final = re.compile(r"\b(?:mr|mrs|ms|dr|sr|sra|srta)\.[ \t]$", re.IGNORECASE)
 
 
 def _neighbour_ok(text: str, start: int, end: int, *, place_cue: bool = True) -> bool:

@@ -102,6 +102,41 @@ def _does_what_people_do(token: Any) -> bool:
     )
 
 
+# Nouns whose owner or name is a person: "Rustam's kid", "here's Henio's address", "my kid Kassia".
+_PERSON_NOUNS: Final = frozenset(
+    """kid kids son daughter child children baby wife husband mom mother dad father brother sister cousin aunt uncle
+    nephew niece grandson granddaughter friend boyfriend girlfriend fiance fiancee partner address phone number
+    email birthday family""".split()
+)
+
+
+_PERSON_TRAITS: Final = frozenset(
+    """reliable unreliable impulsive honest dishonest kind unkind rude polite lazy shy brave smart clever friendly
+    helpful selfish jealous stubborn patient impatient trustworthy responsible irresponsible mean generous nice
+    sweet funny pregnant sober married divorced""".split()
+)
+
+
+def _in_person_role(token: Any) -> bool:
+    """The parse puts `token` where only a person stands, whatever spaCy's entity label says.
+
+    The owner of a kin or contact noun ("Rustam's kid", "Henio's address"), a kin noun's name ("my kid Kassia"),
+    the addressee opening a sentence ("Xenophon, can I ...", "Hi Tatum, ...").
+    """
+    head = token.head
+    if token.dep_ == "poss" and head.lemma_.lower() in _PERSON_NOUNS:
+        return True
+    if token.dep_ == "appos" and head.lemma_.lower() in _PERSON_NOUNS and head.i < token.i:
+        return True
+    # "Selam is very reliable", "Why is Aislinn so impulsive?": a trait only a person has.
+    traits = (child.dep_ == "acomp" and child.lemma_.lower() in _PERSON_TRAITS for child in head.children)
+    if token.dep_ == "nsubj" and head.lemma_ == "be" and any(traits):
+        return True
+    doc = token.doc
+    opening = token.i == 0 or (token.i == 1 and doc[0].lower_ in ("hi", "hey", "hello", "dear", "thanks"))
+    return opening and token.dep_ == "npadvmod" and token.i + 1 < len(doc) and doc[token.i + 1].text == ","
+
+
 def _proper_noun_runs(doc: Any) -> list[list[Any]]:
     """Maximal runs of proper nouns joined by single spaces ("Corpus Christi", "Riku Andou")."""
     runs: list[list[Any]] = []
@@ -133,20 +168,31 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
     """
     from presidio_analyzer import EntityRecognizer, RecognizerResult  # noqa: PLC0415 - Presidio loads on first use
 
-    from conversations.hooks.pii_names import NOT_NAME_WORDS  # noqa: PLC0415 - only with the model
+    from conversations.hooks.pii_names import NOT_NAME_WORDS, known_name_word  # noqa: PLC0415 - only with the model
 
     nlp = engine.nlp["en"]
     index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
     english = frozenset().union(*(index[pos] for pos in ("noun", "verb", "adj", "adv")))
 
-    def unknown(token: Any) -> bool:
-        word = token.text
+    def name_shaped(word: str) -> bool:
         if len(word) < 3 or not word[0].isupper() or not _NAME_SHAPE.fullmatch(word):
             return False  # "Gov't", "Dr", "4th": abbreviations and numbers are not names
-        if word.isupper() or (word[:-1].isupper() and word.endswith("s")):  # TDCJ, HOLUM, POs: acronyms, capitals
+        # TDCJ, HOLUM, POs: acronyms, capitals
+        return (
+            not (word.isupper() or (word[:-1].isupper() and word.endswith("s"))) and word.lower() not in NOT_NAME_WORDS
+        )
+
+    def unknown(token: Any) -> bool:
+        low = token.text.lower()
+        return name_shaped(token.text) and low not in english and token.lemma_.lower() not in english
+
+    def in_role(token: Any) -> bool:
+        # WordNet also lists famous people ("Xenophon", "Tatum"): in a person's role a known given name or
+        # surname counts even so, and spaCy's place label ("Rustam", "Kassia" as GPE) is overruled.
+        # An unfamiliar name opening a sentence is often tagged a common noun ("Tesfanesh/NN is very reliable").
+        if not name_shaped(token.text) or token.tag_ not in ("NNP", "NN"):
             return False
-        low = word.lower()
-        return low not in english and token.lemma_.lower() not in english and low not in NOT_NAME_WORDS
+        return unknown(token) or (token.tag_ == "NNP" and known_name_word(token.text))
 
     class UnknownProperNounRecognizer(EntityRecognizer):
         def load(self) -> None:
@@ -173,6 +219,12 @@ def _unknown_proper_noun_recognizer(engine: Any) -> Any:
                         start, end = part[0].idx, part[-1].idx + len(part[-1].text)
                         results.append(RecognizerResult("PERSON", start, end, UNKNOWN_PROPER_NOUN_SCORE))
                         part = []
+            taken = {i for r in results for i in range(r.start, r.end)}
+            for token in doc:
+                if token.idx not in taken and in_role(token) and _in_person_role(token):
+                    results.append(
+                        RecognizerResult("PERSON", token.idx, token.idx + len(token.text), UNKNOWN_PROPER_NOUN_SCORE)
+                    )
             return results
 
     return UnknownProperNounRecognizer(supported_entities=["PERSON"], name="UnknownProperNounRecognizer")

@@ -21,26 +21,28 @@ from conversations.management.commands.pii import region_changes
 # Fourth (pii-streets): a second frozen test set, seed 2027 (presidio_sentences2.jsonl), made and read once before
 # any change (read 0: names 0.945, street lines 0.877, phones 0.974); tuned on dev seeds 7-10 and the pii_set dev split
 # only; at the end each test set was read once (seed 21: street lines 0.855 -> 0.925; seed 2027: 0.877 -> 0.959).
+# Fifth (pii-names): names tuned on dev seeds 7-11 and the pii_set dev split only; at the end each test set was read
+# once, aggregates only (seed 2027 read 2: names 0.945 -> 0.959; seed 21 names 0.964 -> 0.969; pii_set test 0.983).
 FLOORS: dict[str, dict[str, float]] = {
-    "patterns+ner": {  # measured 0.979, 0.981, 0.978, 0.964, 0.925, 1.0; seed 2027: 0.945, 0.959, 0.974
-        "pii_test": 0.97,
-        "pii_all": 0.97,
-        "name_test": 0.965,
-        "presidio_NAME": 0.955,
+    "patterns+ner": {  # measured 0.983, 0.988, 0.989, 0.969, 0.925, 1.0; seed 2027: 0.959, 0.959, 0.974
+        "pii_test": 0.975,
+        "pii_all": 0.98,
+        "name_test": 0.98,
+        "presidio_NAME": 0.96,
         "presidio_ADDRESS": 0.915,
         "presidio_PHONE": 0.99,
-        "presidio2_NAME": 0.935,
+        "presidio2_NAME": 0.95,
         "presidio2_ADDRESS": 0.95,
         "presidio2_PHONE": 0.97,
     },
-    "patterns": {  # measured 0.979, 0.981, 0.978, 0.774, 0.919, 1.0; seed 2027: 0.710, 0.954, 0.974
-        "pii_test": 0.97,
-        "pii_all": 0.97,
-        "name_test": 0.965,
-        "presidio_NAME": 0.765,
+    "patterns": {  # measured 0.983, 0.988, 0.989, 0.777, 0.919, 1.0; seed 2027: 0.722, 0.954, 0.974
+        "pii_test": 0.975,
+        "pii_all": 0.98,
+        "name_test": 0.98,
+        "presidio_NAME": 0.77,
         "presidio_ADDRESS": 0.91,
         "presidio_PHONE": 0.99,
-        "presidio2_NAME": 0.70,
+        "presidio2_NAME": 0.71,
         "presidio2_ADDRESS": 0.945,
         "presidio2_PHONE": 0.97,
     },
