@@ -12,7 +12,6 @@ Each question is retrieved once; features and labels come from that one retrieva
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from audit.stats import rate_json
 from corpus import answerability, embeddings, retrieval
 from corpus.evaluation import Question, dev_set_read
 from corpus.types import CATEGORIES
+from corpus.wiring import NeedFor, own_case_resolver
 
 DATA_DIR: Final = Path(__file__).resolve().parent / "data"
 TRAIN_FILES: Final = (
@@ -153,38 +153,6 @@ class Observed:
     values: tuple[float, ...]
     answered: bool  # answerable and a relevant entry is among the evidence the draft may use
     filtered: bool = False  # searched within intake's need (the workflow's first search)
-
-
-NeedFor = Callable[[str], "str | None"]
-
-
-def _wired(setting: str) -> Callable[[str], Any] | None:
-    """The workflow function a setting names ("module:function"); None when unset.
-
-    The corpus cannot import the workflow (layering), yet the workflow searches within intake's need
-    and hands some questions to a person first: training and judging the gate the way it runs needs
-    both, so they are injected here.
-    """
-    target = getattr(settings, setting, "")
-    if not target:
-        return None
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def need_resolver() -> NeedFor | None:
-    """Intake's need for a question, wired by settings.CORPUS_INTAKE_NEED."""
-    return _wired("CORPUS_INTAKE_NEED")
-
-
-def handoff_resolver() -> Callable[[str], str | None] | None:
-    """Intake's hand-off before retrieval, wired by settings.CORPUS_INTAKE_HANDOFF."""
-    return _wired("CORPUS_INTAKE_HANDOFF")
-
-
-def own_case_resolver() -> Callable[[str], float | None] | None:
-    """Intake's own-case probability for a question, wired by settings.CORPUS_INTAKE_OWN_CASE."""
-    return _wired("CORPUS_INTAKE_OWN_CASE")
 
 
 def _observe_one(

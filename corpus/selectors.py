@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from corpus import wiring
 from corpus.embeddings import embed_one
 from corpus.models import CorpusEntry
 from corpus.retrieval import clean_query, query_for_index, search, validate_options
@@ -30,9 +31,7 @@ def corpus_search(
     text, _warnings = clean_query(query)
     validate_options(language=language, category=category, k=k)
     if own_case is None:
-        from corpus.gate_training import own_case_resolver  # wired by settings; imported late (it reads settings)
-
-        own_case_for = own_case_resolver()
+        own_case_for = wiring.own_case_resolver()
         own_case = own_case_for(text) if own_case_for else None
     vector = embed_one(query_for_index(text))
     result = search(query=query, language=language, category=category, k=k, vector=vector, own_case=own_case)

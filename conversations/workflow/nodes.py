@@ -207,7 +207,9 @@ def retrieve(view: Mapping[str, Any], ctx: NodeContext) -> NodeResult:
             category=category,
             k=5,
             widen_if_gated=True,
-            own_case=own_case_probability(view.get("assessment")),
+            # Intake's reading of this message; without a model the gate's input is 0, as corpus_search
+            # would find by assessing the question again.
+            own_case=own_case_probability(view.get("assessment")) or 0.0,
         )
     except QueryError as exc:
         return NodeResult(

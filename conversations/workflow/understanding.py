@@ -13,6 +13,7 @@ A pure function of plain data (no database, no model call), used by the intake n
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -291,7 +292,20 @@ def understand(
 
 
 def _assess_question(text: str) -> tuple[str, dict[str, Any]] | None:
-    """One standalone question redacted and assessed by the model as a turn would; None if empty."""
+    """One standalone question redacted and assessed by the model as a turn would; None if empty.
+
+    The gate's training and reports ask for a question's need, hand-off and own-case probability in
+    turn; the redaction (NER) and the model run once per question and model version.
+    """
+    from conversations.hooks import message_model
+
+    model = message_model.get_model()
+    assessed = _assessed(text, model.version if model is not None else "")
+    return None if assessed is None else (assessed[0], dict(assessed[1]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _assessed(text: str, version: str) -> tuple[str, dict[str, Any]] | None:
     from conversations.hooks import message_model, redact
     from corpus.embeddings import embed_one
 

@@ -88,7 +88,7 @@ def test_intakes_own_case_probability_is_a_gate_feature() -> None:
 
 @pytest.mark.django_db
 def test_corpus_search_reads_intakes_own_case_when_the_caller_does_not_give_it(corpus, monkeypatch) -> None:
-    from corpus import gate_training
+    from corpus import wiring
 
     seen: list[str] = []
 
@@ -96,7 +96,7 @@ def test_corpus_search_reads_intakes_own_case_when_the_caller_does_not_give_it(c
         seen.append(text)
         return 0.9
 
-    monkeypatch.setattr(gate_training, "own_case_resolver", lambda: resolver)
+    monkeypatch.setattr(wiring, "own_case_resolver", lambda: resolver)
     asked = corpus_search(query="should i take the plea deal they offered me")
     assert seen == ["should i take the plea deal they offered me"]
     given = corpus_search(query="should i take the plea deal they offered me", own_case=0.9)

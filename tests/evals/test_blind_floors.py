@@ -16,7 +16,7 @@ import pytest
 from django.core.management import call_command
 
 from conversations.safety import data, evaluate
-from corpus import answerability, gate_training
+from corpus import answerability, gate_training, wiring
 
 
 def _message_report(name: str) -> dict:
@@ -45,7 +45,7 @@ def test_the_message_model_holds_its_blind_floors(name: str) -> None:
 def test_the_answerability_gate_holds_its_blind_floors(name: str) -> None:
     gate_training.verify_blind()
     gate = answerability.gate()
-    pairs = gate_training.observe(gate_training.read(gate_training.BLIND_SETS[name]), gate_training.need_resolver())
+    pairs = gate_training.observe(gate_training.read(gate_training.BLIND_SETS[name]), wiring.need_resolver())
     search = gate_training.report([wide for wide, _narrow in pairs], gate)
     workflow = gate_training.report(gate_training.workflow_view(pairs, gate), gate)
     assert gate_training.floor_misses(search, gate_training.REGRESSION_FLOORS[name]["search"]) == []

@@ -171,9 +171,9 @@ class Command(BaseCommand):
                 self.stdout.write(json.dumps(out, ensure_ascii=False))
 
     def _train_gate(self, options: dict[str, Any]) -> None:
-        from corpus import answerability, gate_training
+        from corpus import answerability, gate_training, wiring
 
-        need_for = gate_training.need_resolver()
+        need_for = wiring.need_resolver()
         train_questions = gate_training.read_all(gate_training.TRAIN_FILES)
         blind = {gate_training.question_key(q.text) for q in gate_training.read_all(gate_training.BLIND_SETS.values())}
         # Independent authors sometimes write the same short question: the training copy is dropped,
@@ -226,18 +226,18 @@ class Command(BaseCommand):
             self.stdout.write(f"  handed off ({kind}):{'':9} {row['rate']}  ({row['k']}/{row['n']})")
 
     def _evaluate_blind(self, options: dict[str, Any]) -> None:
-        from corpus import answerability, gate_training
+        from corpus import answerability, gate_training, wiring
 
         gate_training.verify_blind()
         gate = answerability.gate()
         name = options["blind_set"]
-        pairs = gate_training.observe(gate_training.read(gate_training.BLIND_SETS[name]), gate_training.need_resolver())
+        pairs = gate_training.observe(gate_training.read(gate_training.BLIND_SETS[name]), wiring.need_resolver())
         figures = gate_training.report([wide for wide, _narrow in pairs], gate)
         workflow = gate_training.report(gate_training.workflow_view(pairs, gate), gate)
         self._print_table(f"{name} set, corpus search (no need filter)", figures)
         self._print_table(f"{name} set, as the workflow searches (within intake's need, widened when gated)", workflow)
         figures = {"search": figures, "workflow": workflow}
-        handoff_for = gate_training.handoff_resolver()
+        handoff_for = wiring.handoff_resolver()
         if handoff_for is not None:
             decided = {q.id: handoff_for(q.text) is not None for q in (wide.question for wide, _narrow in pairs)}
             figures["workflow_with_intake"] = gate_training.report(
