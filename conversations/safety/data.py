@@ -29,6 +29,8 @@ BLIND3_MESSAGES: Final = DATA_DIR / "blind3_messages.jsonl"
 BLIND3_CONVERSATIONS: Final = DATA_DIR / "blind3_conversations.jsonl"
 BLIND4_MESSAGES: Final = DATA_DIR / "blind4_messages.jsonl"
 BLIND4_CONVERSATIONS: Final = DATA_DIR / "blind4_conversations.jsonl"
+BLIND5_MESSAGES: Final = DATA_DIR / "blind5_messages.jsonl"
+BLIND5_CONVERSATIONS: Final = DATA_DIR / "blind5_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
@@ -46,6 +48,7 @@ BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
     "blind3": (BLIND3_MESSAGES, BLIND3_CONVERSATIONS),
     "blind4": (BLIND4_MESSAGES, BLIND4_CONVERSATIONS),
+    "blind5": (BLIND5_MESSAGES, BLIND5_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")
