@@ -34,9 +34,14 @@ __all__ = [
 PII_EVAL_DIR: Final = Path(__file__).resolve().parents[2] / "tests" / "evals" / "pii"
 # The presidio-evaluator entity types the issue's target covers, and how they are reported.
 PRESIDIO_TYPES: Final = {"PERSON": "NAME", "STREET_ADDRESS": "ADDRESS", "PHONE_NUMBER": "PHONE"}
-# The frozen presidio-evaluator test sets and their keys in `evaluate`: seed 21, and seed 2027 (made before the
-# street-line work of issue 21 finding 4, never looked at row by row). Tuning uses other seeds (presidio_dev*.jsonl).
-PRESIDIO_SETS: Final = {"presidio": "presidio_sentences.jsonl", "presidio2": "presidio_sentences2.jsonl"}
+# The frozen presidio-evaluator test sets and their keys in `evaluate`: seed 21, seed 2027 (made before the
+# street-line work of issue 21 finding 4) and seed 3033 (made and frozen before the sixth session's street work);
+# none is looked at row by row. Tuning uses other seeds (presidio_dev*.jsonl).
+PRESIDIO_SETS: Final = {
+    "presidio": "presidio_sentences.jsonl",
+    "presidio2": "presidio_sentences2.jsonl",
+    "presidio3": "presidio_sentences3.jsonl",
+}
 Redactor = Callable[[str], str]
 
 _TOKEN: Final = re.compile(r"\w+")
@@ -230,10 +235,23 @@ def evaluate(redactor: Redactor, directory: Path = PII_EVAL_DIR) -> dict[str, An
     for key, name in PRESIDIO_SETS.items():
         sentences = load_rows(name, directory)
         result[key] = presidio_counts(sentences, redactor)
+        result[f"{key}_labelled"] = presidio_counts(sentences, redactor, by_guide=False)
         result[f"{key}_strict"] = recall_counts(sentences, redactor, PRESIDIO_TYPES)
     return result
 
 
-def presidio_counts(rows: Iterable[Mapping[str, Any]], redactor: Redactor) -> dict[str, Any]:
-    """The main presidio-evaluator figure: names, phones, and addresses by their street line (postcodes alone skipped)."""
-    return recall_counts(rows, redactor, PRESIDIO_TYPES, skip=_postcode_only, view={"ADDRESS": street_line})
+def presidio_counts(rows: Iterable[Mapping[str, Any]], redactor: Redactor, *, by_guide: bool = True) -> dict[str, Any]:
+    """The main presidio-evaluator figure: names, phones, and addresses by their street line (postcodes alone skipped).
+
+    By the labelling guide (the default) a street named without a house number is not PII, so the generator's
+    "shows on Amelia Center Street" is not scored; `by_guide=False` scores every labelled street line.
+    """
+    skip = _outside_guide if by_guide else _postcode_only
+    return recall_counts(rows, redactor, PRESIDIO_TYPES, skip=skip, view={"ADDRESS": street_line})
+
+
+def _outside_guide(item: Mapping[str, Any]) -> bool:
+    """A labelled address that LABELING.md does not call PII: a postcode alone, or a street line with no number."""
+    if _postcode_only(item):
+        return True
+    return item["type"] == "STREET_ADDRESS" and not any(ch.isdigit() for ch in street_line(item["value"]))

@@ -464,7 +464,7 @@ _NUMBER_WORDS_NUMBER: Final = re.compile(
 # A street named first, then its number, after a place cue: "is on Orrspelsv 49", "side of Castelao 66".
 _NAME_NUMBER_CUED: Final = re.compile(
     rf"(?:\b(?:on|of|at|to|in|is|live|lives|with|[Aa]ddress:?)\s+|(?<=[:?])(?P<mark>[ \t]+))(?:the\s+)?"
-    rf"(?P<street>(?P<corner>{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD}|{_ABBREVIATION}\s*{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
+    rf"(?P<street>(?P<corner>{_TITLE_WORD}\s+(?:and|&)\s+)?(?:{_TITLE_WORD}|{_ABBREVIATION}\s*{_TITLE_WORD})(?:\s+(?:{_TITLE_WORD}|[a-zß-ÿ][\w'\-]*\.?)){{0,3}}\s+\d{{1,4}}[A-Za-z]?)\b\.?(?![\d:/]|[.,]\d)"
 )
 # Title-case words that name a thing with a number, not a street: "Unit 12", "Chapter 7", "Highway 6".
 _NOT_STREET_NAME: Final = frozenset(
@@ -505,7 +505,7 @@ _TWO_NUMBERS_WORDS: Final = re.compile(
 # words are capitalised (case-sensitive), so "in Montpellier" after "8 Place de la Comédie" stays.
 _PARTICLE_STREET: Final = re.compile(
     rf"(?:\b\d{{1,6}}[ \t]+)?(?:\b(?:Rua|Avenida|Travessa|Largo|Alameda|Estrada|Rodovia|Carrer|Passeig|Calle|Ronda)\b|"
-    rf"(?<![\w/])C/|\bAv(?:da)?\.)[ \t]*{_TITLE_WORD}"
+    rf"(?<![\w/])C/|\bAv(?:da)?\.)[ \t]*(?:{_TITLE_WORD}|(?-i:[A-Z])(?![\w']))"
     rf"(?:[ \t]+(?:(?:de|da|do|dos|das|del|la|los|las|e|i|y)[ \t]+)?{_TITLE_WORD}){{0,5}}[ \t]+\d{{1,5}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
     rf"|\b\d{{1,6}}[ \t]+(?-i:An[ \t]+der|An[ \t]+den|Am|Im|Auf[ \t]+der|In[ \t]+der|Zum|Zur|Op[ \t]+de|Aan[ \t]+de)[ \t]+"
     rf"{_TITLE_WORD}(?:[ \t]+{_TITLE_WORD})?[ \t]+\d{{1,4}}[A-Za-z]?\b(?![\d:/%]|[.,]\d)"
@@ -559,6 +559,10 @@ def _street_suffix_addresses(text: str) -> list[_Span]:
     return spans
 
 
+# A street type right after the number says the one-digit number is a house number: "enter on Orrspelsv 7 St.".
+_TYPE_AFTER: Final = re.compile(rf"[ \t]+{_STREET_TYPES}\b", _I)
+
+
 def _cued_streets(text: str, foreign: re.Pattern[str]) -> list[_Span]:
     """A street named first, then its number, after a place cue ("is on Orrspelsv 49")."""
     spans: list[_Span] = []
@@ -571,7 +575,10 @@ def _cued_streets(text: str, foreign: re.Pattern[str]) -> list[_Span]:
         if words[0].lower() in _NOT_STREET_NAME or any(w.lower() in NOT_NAME_WORDS for w in words[1:-1]):
             continue
         if _looks_like_year(words[-1]) or (
-            len(words) == 2 and not foreign.search(m.group("street")) and len(words[-1]) < 2
+            len(words) == 2
+            and not foreign.search(m.group("street"))
+            and len(words[-1]) < 2
+            and not _TYPE_AFTER.match(text, m.end("street"))
         ):
             continue
         spans.append((m.start("street"), m.end("street"), "ADDRESS"))
@@ -713,8 +720,29 @@ def _addresses(text: str) -> list[_Span]:
     for s, e, k in spans:
         # A bare number right before a street ("22638 25 Kogil Street") is part of the same address.
         lead = _LEADING_NUMBER.search(text, max(0, s - 12), s)
-        out.append((lead.start() if lead else s, e - (len(text[s:e]) - len(text[s:e].rstrip())), k))
+        start = lead.start() if lead else s
+        out.append((_street_name_before(text, start), e - (len(text[s:e]) - len(text[s:e].rstrip())), k))
     return _merged(_extend(text, out))
+
+
+# A street named first, its number and then a second street, after "is" or "address" or at the start of a line:
+# "it is Riddersporen 1 Seweryna Lights". Not after "at", "to" or "and", where a city or a business stands as often.
+_NAME_BEFORE_NUMBER: Final = re.compile(
+    rf"(?:\b(?:is|address:?)[ \t]+|(?m:^)[ \t]*)({_TITLE_WORD})[ \t]+$", re.IGNORECASE
+)
+
+
+def _street_name_before(text: str, start: int) -> int:
+    """Where a street line starting with a house number really starts: at a street name written before the number."""
+    if not text[start : start + 1].isdigit():
+        return start
+    m = _NAME_BEFORE_NUMBER.search(text, max(0, start - 40), start)
+    if m is None or not m.group(1)[0].isupper():
+        return start
+    word = m.group(1).lower()
+    if word in NOT_NAME_WORDS or word in _NOT_STREET_NAME or is_place_name(m.group(1)):
+        return start
+    return m.start(1)
 
 
 def _merged(spans: list[_Span]) -> list[_Span]:
@@ -728,9 +756,13 @@ def _merged(spans: list[_Span]) -> list[_Span]:
     return out
 
 
+# What follows a house number inside a street line: a street word or an ordinal street ("1783 49th Avenue").
+_STREET_AFTER_NUMBER: Final = re.compile(r"[ \t]+(?:[^\W\d_]|\d{1,4}(?:st|nd|rd|th)\b)", _I)
+
+
 def _house_number(text: str, phone: _Span, addresses: list[_Span]) -> bool:
     start, end, _ = phone
-    return any(s <= start and end < e and re.match(r"[ \t]+[^\W\d_]", text[end:e]) is not None for s, e, _ in addresses)
+    return any(s <= start and end < e and _STREET_AFTER_NUMBER.match(text, end, e) is not None for s, e, _ in addresses)
 
 
 def _names(text: str) -> list[_Span]:
@@ -876,10 +908,23 @@ def _resolve(spans: list[_Span], unlabelled: list[_Span]) -> list[_Span]:
 _HOUSE_NUMBER_AFTER: Final = re.compile(r"[ \t]+(\d{1,4}[A-Za-z]?)(?=[ \t]*(?:$|\n|[,;!?)]|\.(?!\d)))")
 
 
+# A word read as a name, then a street type written apart and a number, is a street too: "Erzsébet tér 19.",
+# "Agip u. 96.", "Martin Linges veg 149" (the type word says so, whatever the name's length).
+_TYPE_NUMBER_AFTER: Final = re.compile(r"[ \t]+(\S{1,12}?)[ \t]+\d{1,4}[A-Za-z]?\b(?![\d:/%]|[.,]\d)")
+
+
 def _street_named_like_a_person(text: str, span: _Span) -> _Span:
     start, end, kind = span
     if kind != "NAME":
         return span
+    typed = _TYPE_NUMBER_AFTER.match(text, end)
+    if typed:
+        title, foreign = _street_words()
+        word = typed.group(1)
+        if (foreign.fullmatch(word) or title.fullmatch(word)) and not _looks_like_year(
+            text[typed.end(1) : typed.end()]
+        ):
+            return (start, typed.end(), "ADDRESS")
     m = _HOUSE_NUMBER_AFTER.match(text, end)
     if m is None or _looks_like_year(m.group(1)) or " " in text[start:end].strip():
         return span

@@ -57,7 +57,11 @@ def report(name: str, redactor: pii_eval.Redactor) -> dict[str, Any]:
         "pii_set_dev": _recall(raw["pii_set_dev"]),
         "pii_set_all": _recall(raw["pii_set_all"]),
         "non_pii_masked": _share(non_pii["masked"], non_pii["tokens"]),
-        **{key: _recall(raw[key]) for name in pii_eval.PRESIDIO_SETS for key in (name, f"{name}_strict")},
+        **{
+            key: _recall(raw[key])
+            for name in pii_eval.PRESIDIO_SETS
+            for key in (name, f"{name}_labelled", f"{name}_strict")
+        },
         "regions": region_changes(redactor),
         "misses": raw["pii_set_all"]["misses"],
         "damaged": non_pii["damaged"],
@@ -116,6 +120,13 @@ class Command(BaseCommand):
         redactor = pii_eval.memoized(pii_eval.redactors()["patterns+ner"])
         pii_dev = [r for r in pii_eval.load_rows("pii_set.jsonl") if r["split"] == "dev"]
         sets = [(path.name, pii_eval.presidio_counts(pii_eval.load_rows(path.name), redactor)) for path in dev_files()]
+        sets += [
+            (
+                f"{path.name}, every labelled street line",
+                pii_eval.presidio_counts(pii_eval.load_rows(path.name), redactor, by_guide=False),
+            )
+            for path in dev_files()
+        ]
         sets.append(("pii_set.jsonl dev split", pii_eval.recall_counts(pii_dev, redactor)))
         for name, counts in sets:
             write(f"{name}:")
@@ -141,9 +152,11 @@ class Command(BaseCommand):
         regions = result["regions"]
         write(f"  region lookup changed in {len(regions['changed'])} of {regions['messages_with_city']} with a city")
         for key, name in pii_eval.PRESIDIO_SETS.items():
-            write(f"{name} (target recall >= {TARGETS['presidio_recall']}; street line, ZIPs kept):")
+            write(f"{name} (target recall >= {TARGETS['presidio_recall']}; street lines with a number, ZIPs kept):")
             for kind, share in result[key]["by_type"].items():
                 write(_line(kind, share))
+            write(f"{name}, every labelled street line (streets named without a number included):")
+            write(_line("ADDRESS", result[f"{key}_labelled"]["by_type"]["ADDRESS"]))
             write(f"{name}, strict (every token of the labelled value):")
             for kind, share in result[f"{key}_strict"]["by_type"].items():
                 write(_line(kind, share))

@@ -23,28 +23,39 @@ from conversations.management.commands.pii import region_changes
 # only; at the end each test set was read once (seed 21: street lines 0.855 -> 0.925; seed 2027: 0.877 -> 0.959).
 # Fifth (pii-names): names tuned on dev seeds 7-11 and the pii_set dev split only; at the end each test set was read
 # once, aggregates only (seed 2027 read 2: names 0.945 -> 0.959; seed 21 names 0.964 -> 0.969; pii_set test 0.983).
+# Sixth (2026-12-02): a third frozen test set, seed 3033 (presidio_sentences3.jsonl), made and frozen before any
+# change; street lines tuned on dev seeds 7-13 only; addresses are now scored by LABELING.md (a street named without a
+# house number is not PII, so it is not scored; `{key}_labelled` keeps the old figure). Each test set read once at the
+# end, aggregates only. Street lines by the guide: seed 21 0.948, seed 2027 0.971, seed 3033 0.955 (every labelled
+# street line: 0.930, 0.964, 0.934).
 FLOORS: dict[str, dict[str, float]] = {
-    "patterns+ner": {  # measured 0.983, 0.988, 0.989, 0.969, 0.925, 1.0; seed 2027: 0.959, 0.959, 0.974
+    "patterns+ner": {  # measured 0.983, 0.988, 0.989, 0.969, 0.948, 1.0; seed 2027: 0.959, 0.971, 0.974; 3033: 0.964, 0.955, 0.982
         "pii_test": 0.975,
         "pii_all": 0.98,
         "name_test": 0.98,
         "presidio_NAME": 0.96,
-        "presidio_ADDRESS": 0.915,
+        "presidio_ADDRESS": 0.94,
         "presidio_PHONE": 0.99,
         "presidio2_NAME": 0.95,
-        "presidio2_ADDRESS": 0.95,
+        "presidio2_ADDRESS": 0.96,
         "presidio2_PHONE": 0.97,
+        "presidio3_NAME": 0.955,
+        "presidio3_ADDRESS": 0.945,
+        "presidio3_PHONE": 0.97,
     },
-    "patterns": {  # measured 0.983, 0.988, 0.989, 0.777, 0.919, 1.0; seed 2027: 0.722, 0.954, 0.974
+    "patterns": {  # measured 0.983, 0.988, 0.989, 0.777, 0.948, 1.0; seed 2027: 0.722, 0.962, 0.974; 3033: 0.775, 0.950, 0.982
         "pii_test": 0.975,
         "pii_all": 0.98,
         "name_test": 0.98,
         "presidio_NAME": 0.77,
-        "presidio_ADDRESS": 0.91,
+        "presidio_ADDRESS": 0.94,
         "presidio_PHONE": 0.99,
         "presidio2_NAME": 0.71,
-        "presidio2_ADDRESS": 0.945,
+        "presidio2_ADDRESS": 0.95,
         "presidio2_PHONE": 0.97,
+        "presidio3_NAME": 0.765,
+        "presidio3_ADDRESS": 0.94,
+        "presidio3_PHONE": 0.97,
     },
 }
 MASKED_CEILING = {"patterns+ner": 0.002, "patterns": 0.001}

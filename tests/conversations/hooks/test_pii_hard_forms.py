@@ -240,6 +240,16 @@ def test_a_street_line_goes_whole_and_its_texas_or_us_place_stays(text: str, gon
         # A Texas city before "and" is a place, not the first street of a corner; a colon alone makes no street.
         ("Dallas and 500 Main St is where I sleep", ["Main"], ["Dallas"]),
         ("Result: Chapter 7 and my house", [], ["Chapter 7"]),
+        # A lower-case abbreviated type, a one-digit number before a street type, a one-letter Portuguese street.
+        ("the bus station is on Kárpát u. 6.", ["Kárpát", "6"], []),
+        ("enter on Orrspelsv 7 St. the first three months", ["Orrspelsv", "7"], ["three months"]),
+        ("meet me at 64813 Rua B 1711\n Apt. 658\n Recife", ["Rua", "1711", "658"], ["Recife"]),
+        # A word read as a name, then a type written apart and a number; a street named before its number.
+        ("Yesenia and Erzsébet tér 19.", ["Erzsébet", "tér", "19"], []),
+        ("what is your address? it is Riddersporen 1 Kogil Street", ["Riddersporen", "Kogil"], []),
+        # Two numbers before an ordinal street are the house number, not a phone.
+        ("the restaurant is at 871 1783 49th Avenue", ["871", "1783", "49th"], []),
+        ("i am on Page 5 now and my PO is on Main 5", [], ["Page 5", "Main 5"]),
     ],
 )
 def test_international_street_lines_go(text: str, gone: list[str], kept: list[str]) -> None:
