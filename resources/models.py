@@ -17,6 +17,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
+from psycopg.types.range import Range
 
 from resources.taxonomy import GEO_PRECISIONS, REGIONS, STATUSES
 from resources.validators import (
@@ -457,9 +458,13 @@ def field_payload(instance: models.Model, names: tuple[str, ...]) -> dict[str, A
         if not isinstance(field, models.Field):
             raise TypeError(f"{name} is the reverse side of a relation, not a field of the payload")
         value = getattr(instance, field.attname)
+        if isinstance(value, list):
+            # The derived opening hours are a list of ranges: kept as [lower, upper] pairs.
+            out[name] = [[v.lower, v.upper] if isinstance(v, Range) else v for v in value]
+            continue
         out[name] = (
             field.value_to_string(instance)
-            if value is not None and not isinstance(value, (str, int, float, bool, list))
+            if value is not None and not isinstance(value, (str, int, float, bool))
             else value
         )
     return out

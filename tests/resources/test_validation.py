@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ValidationError
 
-from resources.models import Location, Organization, Phone, Service
+from resources.models import EntryVersion, Location, Organization, Phone, Service
 from resources.services import DEFAULT_FIXTURE, directory_load, entry_save
 from resources.validators import display_phone, normalize_phone
 from tests.resources.conftest import make_org
@@ -82,6 +82,24 @@ def test_a_bad_entry_aborts_the_whole_load(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match=data["entries"][40]["slug"]):
         directory_load(path=broken)
     assert Organization.objects.count() == 0 and Service.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_an_update_load_of_a_changed_service_with_opening_hours_keeps_their_history(
+    directory: dict[str, int], tmp_path: Path
+) -> None:
+    """Found by hand: `resources load --update` crashed writing the history of a service with opening hours."""
+    data = json.loads(DEFAULT_FIXTURE.read_text())
+    slugs = set(Service.objects.exclude(open_ranges=[]).values_list("slug", flat=True))
+    entry = next(e for e in data["entries"] if e["slug"] in slugs)
+    entry["service"]["description"] += " Call ahead on holidays."
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(data))
+    assert directory_load(path=changed, update=True)["updated"] == 1
+    service = Service.objects.get(slug=entry["slug"])
+    assert service.description.endswith("Call ahead on holidays.")
+    snapshot = EntryVersion.objects.filter(entity_id=service.pk).latest("pk").snapshot
+    assert snapshot["open_ranges"] == [[r.lower, r.upper] for r in service.open_ranges] != []
 
 
 @pytest.mark.django_db
