@@ -65,7 +65,7 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
             more_hint=text_for("more_hint", language),
             footer=footer,
             resources=state["resources"] or (),
-            citations=[item for item in state["evidence"] or () if item.get("assertable")],
+            citations=_unsent_sources(message, [item for item in state["evidence"] or () if item.get("assertable")]),
             # Each place's alert and documents, and the cited caveat's note: what a web card and the
             # web reply show beside the answer. The rest sent on MORE had its note in the first part.
             language=language,
@@ -75,6 +75,18 @@ def compose(message: OutboundMessage, *, contact: Contact) -> tuple[str, str, bo
     if notice:
         text = f"{text}\n{notice}"
     return text, remainder, with_notice
+
+
+def _unsent_sources(message: OutboundMessage, citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cited sources whose link no earlier part of the same reply carried: MORE does not send it again."""
+    if message.purpose != "more" or message.turn_id is None:
+        return citations
+    sent = " ".join(
+        OutboundMessage.objects.filter(turn_id=message.turn_id, status__in=[Status.SENT, Status.DELIVERED])
+        .exclude(pk=message.pk)
+        .values_list("body", flat=True)
+    )
+    return [item for item in citations if not item.get("url") or str(item["url"]) not in sent]
 
 
 def _with_notice(contact: Contact, message: OutboundMessage) -> bool:

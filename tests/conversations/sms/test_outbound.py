@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from audit.log import AuditEvent
 from conversations import services
-from conversations.models import Contact, Conversation, OutboundMessage
+from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.sms import gateway, sender
 from conversations.sms.errors import OutboundNotPending, RejectionNeedsReason
 from conversations.sms.outbox import outbound_approve, outbound_reject
@@ -272,6 +273,34 @@ def test_a_long_reply_is_shortened_and_more_sends_the_rest(
     bodies = [r["form"]["Body"].replace("(Reply MORE for the rest)", "") for r in fake_twilio.sent]
     assert " ".join(" ".join(bodies).split()[:120]) == words
     assert OutboundMessage.objects.filter(purpose="more_none").exists()
+
+
+def test_more_does_not_send_the_source_link_again(
+    conversation, fake_twilio, post_sms, dispatched, django_capture_on_commit_callbacks
+) -> None:
+    """Found by hand: each MORE part of a reply citing one entry repeated that entry's link."""
+    Contact.objects.update(consent_version=NOTICE_VERSION)
+    cite, url = "[Tex. Elec. Code § 11.002(a)(4)]", "https://statutes.capitol.texas.gov/Docs/EL/htm/EL.11.htm"
+    turn = Turn.objects.create(
+        conversation=conversation,
+        seq=1,
+        idempotency_key="more-link",
+        channel="sms",
+        redacted_text="can i vote",
+        workflow_version="test",
+        state={"evidence": [{"citation": cite[1:-1], "url": url, "assertable": True}], "resources": []},
+        started_at=timezone.now(),
+    )
+    filler = " ".join(f"word{i}" for i in range(60))
+    body = f"Not yet: you can vote once the whole sentence is done {cite}. {filler}. Again: parole counts {cite}."
+    first = approve(pending(conversation, body, turn=turn), django_capture_on_commit_callbacks)
+    assert first.remainder and url in fake_twilio.sent[0]["form"]["Body"]
+    for _ in range(3):
+        post_sms("MORE")
+        dispatched.run_all()
+    rest = [r["form"]["Body"] for r in fake_twilio.sent[1:]]
+    assert any("parole counts" in part for part in rest), rest
+    assert not any(url in part for part in rest), rest
 
 
 def test_the_preview_shows_what_will_be_sent(conversation) -> None:
