@@ -138,6 +138,17 @@ def test_delete_erases_turns_and_node_runs_and_logs_only_counts(client: Client) 
     assert event.data["turns"] == 1 and event.data["node_runs"] >= 1
     assert "housing" not in json.dumps(event.data) and "Austin" not in json.dumps(event.data)
     assert client.get("/api/v1/conversations/current/").status_code == 404
+    # The old token, replayed from a copy (a shared computer's history), opens nothing and starts nothing.
+    replay = Client(HTTP_AUTHORIZATION=f"Bearer {conversation['token']}")
+    assert replay.get("/api/v1/conversations/current/").status_code in (401, 403, 404)
+    assert post(replay, conversation, "still there?", "d2").status_code in (401, 403, 404)
+    assert not Conversation.objects.filter(pk=conversation["conversation_id"]).exists()
+
+
+def test_chat_tokens_expire_after_thirty_idle_days_by_default() -> None:
+    from django.conf import settings
+
+    assert settings.CHAT_TOKEN_DAYS == 30
 
 
 def test_another_session_cannot_delete_a_conversation(client: Client) -> None:
