@@ -30,6 +30,8 @@ def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
         "blind3_conversations.jsonl",
         "blind4_messages.jsonl",
         "blind4_conversations.jsonl",
+        "blind5_messages.jsonl",
+        "blind5_conversations.jsonl",
     }
     assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
@@ -62,7 +64,7 @@ def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
     train_rows, dev_rows, blind = data.read_messages(data.TRAIN), data.read_messages(data.DEV), _all_blind()
     assert len(train_rows) >= 3000
     # The size holds for each full generation; the third (a fresh reading) is smaller.
-    sizes = {"blind": (400, 60), "blind2": (400, 60), "blind3": (320, 40), "blind4": (400, 60)}
+    sizes = {"blind": (400, 60), "blind2": (400, 60), "blind3": (320, 40), "blind4": (400, 60), "blind5": (400, 60)}
     assert set(sizes) == set(data.BLIND_SETS)
     for name, (messages_file, conversations_file) in data.BLIND_SETS.items():
         assert len(data.read_messages(messages_file)) >= sizes[name][0]
