@@ -20,7 +20,7 @@ from audit.services import audit_event_record
 from conversations import crypto, llm
 from conversations.crisis_opinion import crisis_opinion_start, crisis_with_opinion
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
-from conversations.hooks import carry_crisis, crisis_check, message_model, redact
+from conversations.hooks import carry_crisis, crisis_carries, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.workflow import engine
 from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_plan
@@ -146,7 +146,7 @@ def turn_start(
             # position and where the person last said they are (that stays true for the next
             # question unless they name another place).
             turns = Turn.objects.filter(conversation=OuterRef("pk"))
-            last_seq, state["region_hint"], state["need_hint"], previous_crisis = (
+            last_seq, state["region_hint"], state["need_hint"], previous_crisis, previous_carries = (
                 Conversation.objects.select_for_update()
                 .filter(pk=conversation.pk)
                 .values_list(
@@ -154,6 +154,7 @@ def turn_start(
                     Subquery(turns.exclude(region="").order_by("-seq").values("region")[:1]),
                     Subquery(turns.exclude(top_need="").order_by("-seq").values("top_need")[:1]),
                     Subquery(turns.order_by("-seq").values("crisis")[:1]),
+                    Subquery(turns.order_by("-seq").values("state__crisis__carries")[:1]),
                 )
                 .get()
             )
@@ -161,7 +162,12 @@ def turn_start(
             if llm.enabled() and last_seq:
                 state["history"] = _history(conversation)
             # An ongoing crisis stays one while the next message only continues it.
-            carried = carry_crisis(crisis, previous_crisis, continues=continues_previous(redacted))
+            # A turn stored before `carries` was recorded (None) carries, as every crisis then did.
+            carried = carry_crisis(
+                crisis,
+                previous_crisis if previous_carries is not False else None,
+                continues=continues_previous(redacted),
+            )
             if carried is not crisis:
                 crisis = carried
                 state["crisis"] = {
@@ -170,6 +176,7 @@ def turn_start(
                     "about_third_party": False,
                     "source": "context",
                 }
+            state["crisis"]["carries"] = crisis_carries(crisis, assessment.crisis_probability)
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,

@@ -22,6 +22,7 @@ __all__ = [
     "CrisisResult",
     "carry_crisis",
     "combine_crisis",
+    "crisis_carries",
     "crisis_check",
     "detect_crisis",
 ]
@@ -839,6 +840,24 @@ def crisis_check(text: str, model_opinion: CrisisOpinion | None = None) -> Crisi
     if model_opinion is None or not getattr(model_opinion, "available", True):
         return rules
     return combine_crisis(rules, model_opinion)
+
+
+# The trained model's borderline alarms do not carry. Every dev conversation crisis that a later turn truly
+# continues began at a rules hit or at a model probability of 0.81 or more (mm-1be307f5be1d); the false ones
+# that did carry began at 0.36-0.65 on ordinary turns ("im staying at my moms in san antonio for now") and
+# turned the rest of the conversation into a crisis. Set a margin below the lowest true one.
+CARRY_MIN_MODEL_PROBABILITY: Final = 0.75
+
+
+def crisis_carries(result: CrisisResult, model_probability: float) -> bool:
+    """Whether a turn's crisis may carry to the next message that continues it.
+
+    The rules, a second opinion or an earlier carry always do; the message model alone only when it was
+    sure. A borderline alarm still gets its handoff on its own turn; the next message is judged on its own.
+    """
+    if not result.is_crisis:
+        return False
+    return result.source != "model" or model_probability >= CARRY_MIN_MODEL_PROBABILITY
 
 
 def carry_crisis(current: CrisisResult, previous: str | None, *, continues: bool) -> CrisisResult:

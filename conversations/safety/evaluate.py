@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from audit.stats import rate_json
-from conversations.hooks import carry_crisis, crisis_check, message_model, redact
+from conversations.hooks import carry_crisis, crisis_carries, crisis_check, message_model, redact
 from conversations.hooks.crisis import CRISIS_CATEGORIES
 from conversations.safety.data import EXPECT_TAGS, Message
 from conversations.workflow import intake_rules
@@ -126,6 +126,7 @@ class Outcome:
     language: str
     flags: frozenset[str]
     model_available: bool
+    carries: bool = False  # whether this turn's crisis carries to a next message that continues it
 
 
 @dataclass
@@ -187,6 +188,7 @@ class Judge:
             language=result.language,
             flags=frozenset(flags),
             model_available=assessment.available,
+            carries=crisis_carries(crisis, assessment.crisis_probability),
         )
 
     def run_messages(self, messages: Iterable[Message]) -> list[Outcome]:
@@ -208,7 +210,7 @@ class Judge:
             region_hint = outcome.region if outcome.region != "unknown" else region_hint
             need_hint = outcome.top_need
             previous = redact(turn.text).text
-            crisis = outcome.crisis
+            crisis = outcome.crisis if outcome.carries else None
         self.outcomes.extend(out)
         return out
 
