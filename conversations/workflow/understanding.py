@@ -76,6 +76,20 @@ _DROPS_TOPIC: Final = re.compile(
     re.IGNORECASE,
 )
 SAME_QUESTION_MAX_WORDS: Final = 10
+# "I finished parole last year.", "court is next month", "vivo en weslaco con mi señora": a short statement
+# that asks for nothing answers or fills in the question in play; a word in it ("parole", "court") is not a
+# new need. Any request or question word, or a question mark, and the message is judged on its own.
+STATEMENT_MAX_WORDS: Final = 12
+# Such a statement switches the topic only when the model is surer than a question needs ("my baby mama wont let me see
+# my son" in a benefits conversation is a new need).
+STATEMENT_SWITCH_PROBABILITY: Final = 0.9
+_ASKS: Final = re.compile(
+    r"\?|\b(?:need|needs|want|wanna|looking|look for|help|gotta|got to|have to|has to|how|where|what|when|which|who|"
+    r"can|could|should|would|will|do|does|is there|are there|any|anything|necesito|necesita|ocupo|ocupa|quiero|"
+    r"queria|busco|buscando|ayuda|ayudan?|tengo que|como|donde|cuando|cual|que|quien|hay|puedo|pueden|debo|"
+    r"sabes?|saben|hungry|hambre)\b",
+    re.IGNORECASE,
+)
 _STAFF_HOUSING: Final = re.compile(
     r"\b(?:halfway|staff|encargad[oa]s?|casa de (?:transici[oó]n|medio camino)|the house manager|shelter|albergue)\b",
     re.IGNORECASE,
@@ -257,12 +271,17 @@ def understand(
         about_the_same = len(own_words.split()) <= SAME_QUESTION_MAX_WORDS and bool(
             _ABOUT_THE_SAME.search(fold(own_words))
         )
+        states_only = len(own_words.split()) <= STATEMENT_MAX_WORDS and not _ASKS.search(fold(own_words))
         switches = (
             not where_only
             and not about_the_same
             and (
-                rules_precise
-                or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
+                (rules_precise and not states_only)
+                or (
+                    model_need == need
+                    and model_p >= (STATEMENT_SWITCH_PROBABILITY if states_only else SWITCH_PROBABILITY)
+                    and need not in CONTEXT_FREE_NEEDS
+                )
             )
         )
         if not switches:
