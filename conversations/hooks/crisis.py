@@ -568,6 +568,21 @@ _HARDSHIP: Final = re.compile(
     r"\b(?:kids?|baby|daughter|son|children|freezing|cold|raining|rain|hijos?|frio|\d+ degrees)\b"
 )
 _PARTNER_RX: Final = re.compile(rf"\b(?:my|mi|mis|la|el|his|her) (?:\w+ )?{_PARTNER}\b")
+# Who is doing it decides the line (LABELING.md): a current or former partner, or a partner's relative acting
+# for them, is domestic violence; a relative of the person's own (a stepfather, an uncle, a brother-in-law) or a
+# neighbour or roommate is immediate danger. _PARTNER also holds a parent and in-laws so the violence rules
+# catch them; the line is then decided by who is named.
+_ONLY_PARTNER_RX: Final = re.compile(
+    r"\b(?:my|mi|mis|la|el|his|her) (?:\w+ )?(?:boyfriend|bf|husband|hubby|ex|ex ?husband|ex ?boyfriend|ex ?wife|"
+    r"ex ?girlfriend|girlfriend|gf|wife|partner|baby ?dadd?y|bd|baby ?mama|bm|fiance|fiancee|old man|old lady|girl|"
+    r"man|boo|bae|esposo|esposa|exesposo|exesposa|novio|novia|exnovio|exnovia|marido|mujer|pareja|expareja|"
+    r"suegro|suegra)s?\b"
+)
+_OWN_KIN_RX: Final = re.compile(
+    r"\b(?:my|mi|mis|his|her) (?:\w+ )?(?:step ?dad|step ?father|step ?mom|step ?mother|dad|father|brother in law|"
+    r"brother|uncle|cousin|nephew|neighbou?r|roommate|padrastro|madrastra|papa|padre|hermano|tio|primo|sobrino|"
+    r"cunado|vecino|companero de cuarto)s?\b"
+)
 _THIRD_TOKENS: Final = frozenset(
     "he she hes shes they theyre him her them his who friend friends homie homeboy homegirl brother "
     "sister bro cousin son daughter mom mother dad father uncle aunt cellie celly roommate girlfriend "
@@ -660,10 +675,16 @@ def _writer_is_actor(text: str, start: int, clause_start: int) -> bool:
 
 
 def _resolve_threat(norm: str, start: int, end: int) -> str:
-    # Who threatens decides the line: a partner or relative is domestic violence.
-    if _PARTNER_RX.search(norm, max(0, start - 160), min(len(norm), end + 80)):
+    # Who threatens decides the line: a partner (or a partner's relative) is domestic violence.
+    lo, hi = max(0, start - 160), min(len(norm), end + 80)
+    if _PARTNER_RX.search(norm, lo, hi) and not _kin_not_partner(norm, lo, hi):
         return DV
     return DANGER
+
+
+def _kin_not_partner(norm: str, lo: int, hi: int) -> bool:
+    """The person doing it is named as the writer's own relative or housemate, and no partner is named."""
+    return bool(_OWN_KIN_RX.search(norm, lo, hi)) and not _ONLY_PARTNER_RX.search(norm, lo, hi)
 
 
 def _hits(norm: str) -> list[_Hit]:
@@ -692,6 +713,8 @@ def _hits(norm: str) -> list[_Hit]:
             if _not_now_or_not_theirs(norm, start, end, rule.category, subject):
                 continue
             category = _resolve_threat(norm, start, end) if rule.category == _THREAT else rule.category
+            if category == DV and _kin_not_partner(norm, max(0, start - 160), min(len(norm), end + 80)):
+                category = DANGER
             found.append(
                 _Hit(category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi))
             )

@@ -102,6 +102,20 @@ def test_a_threat_is_domestic_violence_from_a_partner_and_danger_from_a_stranger
     assert detect_crisis("some dudes said theyre gonna kill me when they see me").category == "immediate_danger"
 
 
+def test_violence_from_the_persons_own_relative_is_danger_and_from_a_partners_relative_is_domestic() -> None:
+    # LABELING.md: a partner, or a partner's relative acting for them, is domestic violence; anyone else,
+    # a relative of the person's own included, is immediate danger.
+    for text in (
+        "my stepdad said hes gonna kill me when i get home",
+        "mi padrastro me pego con el cinto otra vez",
+        "mi cuñado llego con un machete diciendo que me va a matar",
+        "my dad hits me when he drinks",
+    ):
+        assert detect_crisis(text).category == "immediate_danger", text
+    for text in ("mi esposo me pega", "my girlfriends brother said he will kill me if i go near her"):
+        assert detect_crisis(text).category == "domestic_violence", text
+
+
 def test_suicide_outranks_other_categories_in_one_message() -> None:
     result = detect_crisis("im sleeping in my car and i want to die")
     assert result.category == "suicide_self_harm"
