@@ -480,6 +480,14 @@ _IDIOM: Final = re.compile(
     r"\b(?:(?:gonna|going to|is gonna|are gonna) (?:kill|murder) (?:me|us)|(?:me va a|me van a) matar)\b"
     r"(?! (?:with|con|when|cuando))"
     r"|\b(?:got|get|getting|gettin|been) shot down\b"
+    # "ay me va a matar mi jefa", the same idiom with its subject after the verb.
+    r"|\b(?:me va a|me van a) matar (?:mi|mis|la) (?:jefa|jefita|ama|amá|mama|mami|abuela|tia|hermana|prima|jefe|"
+    r"patron|supervisor|maestra)s?\b"
+    # "... is gonna kill me if i forget our anniversary": what would set it off is a small slip, not leaving.
+    r"|\b(?:gonna|going to|gon|finna|will|va a|me va a) (?:kill|murder|matar) ?(?:me|us)? (?:if|si) (?:i |yo )?"
+    r"(?:forget|forgot|miss|am late|im late|get home late|come home late|show up late|lose|spend|eat|break|crash|"
+    r"scratch|mess up|dont (?:call|text|pick|bring|clean|wash|show)|olvido|se me olvida|llego tarde|pierdo|gasto|"
+    r"choco|rayo|no (?:llego|le hablo|recojo|limpio))\b"
     r"|\bi(?:d| would) rather die than\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
 )
 # What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.

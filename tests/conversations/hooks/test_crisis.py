@@ -48,6 +48,8 @@ def test_it_detects_the_crises_real_people_write(text: str, category: str) -> No
         "they kicked me out of the parole office bc i was late, what do i do",
         "killing myself doing day labor in round rock, any steady jobs",
         "mi jefa me va a matar si llego tarde otra vez",
+        "ay me va a matar mi ama, se me olvidaron las tortillas",
+        "my wife is gonna kill me if i miss dinner again",
         "what percent of people overdose in the first two weeks after release",
         "my phone is about to die, ill text back later",
         "me quiero morir de la verguenza si mi hija ve mi foto",
@@ -100,6 +102,9 @@ def test_violence_keeps_its_line_when_it_causes_a_medical_emergency() -> None:
 def test_a_threat_is_domestic_violence_from_a_partner_and_danger_from_a_stranger() -> None:
     assert detect_crisis("my ex is stalking me and said hes gonna kill me").category == "domestic_violence"
     assert detect_crisis("some dudes said theyre gonna kill me when they see me").category == "immediate_danger"
+    # A small slip as the trigger is the idiom; leaving, or a weapon or an earlier attack, keeps the threat.
+    assert detect_crisis("mi esposo dice que me va a matar si me voy").category == "domestic_violence"
+    assert detect_crisis("mi esposo me va a matar si llego tarde, ya me pego antes").category == "domestic_violence"
 
 
 def test_violence_from_the_persons_own_relative_is_danger_and_from_a_partners_relative_is_domestic() -> None:
