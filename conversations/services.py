@@ -29,6 +29,7 @@ from conversations.workflow.intake_rules import is_follow_up
 from conversations.workflow.state import TurnState
 from conversations.workflow.understanding import continues_previous
 from corpus import embeddings
+from vocab import NO_CRISIS
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ def turn_start(
     standalone = _standalone(conversation, redacted)
     opinion, opinion_trace = pending_opinion.collect()
     crisis = crisis_with_opinion(crisis, opinion)
+    # On a later turn of a conversation that was no crisis so far the model's stricter later-turn thresholds
+    # apply (the rules and the second opinion are the same); which one counts is known once the turn is locked.
+    crisis_later = crisis_with_opinion(crisis_check(text, assessment.later_turn()), opinion)
     state: TurnState = {
         "text": standalone,
         "place_text": redacted,
@@ -159,6 +163,14 @@ def turn_start(
                 .get()
             )
             seq = (last_seq or 0) + 1
+            if last_seq and previous_crisis == NO_CRISIS and crisis_later != crisis:
+                crisis = crisis_later
+                state["crisis"] = {
+                    "category": crisis.category,
+                    "severity": crisis.severity,
+                    "about_third_party": crisis.about_third_party,
+                    "source": crisis.source if crisis.is_crisis else "none",
+                }
             if llm.enabled() and last_seq:
                 state["history"] = _history(conversation)
             # An ongoing crisis stays one while the next message only continues it.

@@ -144,12 +144,16 @@ class Judge:
         need_hint: str | None,
         previous_text: str | None,
         previous_crisis: str | None = None,
+        after_no_crisis: bool = False,
     ) -> Outcome:
         redacted = redact(message.text).text
         vector = self.embed(redacted) if redacted.strip() else None
         assessment = message_model.assess(redacted, vector)
+        # A later turn after no crisis reads the model with its later-turn thresholds, as ingress does.
         crisis = carry_crisis(
-            crisis_check(message.text, assessment), previous_crisis, continues=continues_previous(redacted)
+            crisis_check(message.text, assessment.later_turn() if after_no_crisis else assessment),
+            previous_crisis,
+            continues=continues_previous(redacted),
         )
         rules_only = crisis_check(message.text, None)
         # The workflow searches a follow-up rewritten with the previous question (services._standalone).
@@ -202,15 +206,22 @@ class Judge:
         need_hint: str | None = None
         previous: str | None = None
         crisis: str | None = None
+        after_no_crisis = False
         for turn in turns:
             outcome = self._one(
-                turn, region_hint=region_hint, need_hint=need_hint, previous_text=previous, previous_crisis=crisis
+                turn,
+                region_hint=region_hint,
+                need_hint=need_hint,
+                previous_text=previous,
+                previous_crisis=crisis,
+                after_no_crisis=after_no_crisis,
             )
             out.append(outcome)
             region_hint = outcome.region if outcome.region != "unknown" else region_hint
             need_hint = outcome.top_need
             previous = redact(turn.text).text
             crisis = outcome.crisis if outcome.carries else None
+            after_no_crisis = outcome.crisis == "none"
         self.outcomes.extend(out)
         return out
 

@@ -52,3 +52,20 @@ def test_only_the_models_own_alarm_needs_the_carry_probability() -> None:
     assert crisis_carries(CrisisResult(category="domestic_violence", source="model"), 0.9)
     for source in ("rules", "rules+model", "context", "second_opinion"):
         assert crisis_carries(CrisisResult(category="domestic_violence", source=source), 0.0), source
+
+
+def test_a_later_turn_after_no_crisis_reads_the_model_with_its_later_turn_thresholds(monkeypatch) -> None:
+    conversation, _ = services.conversation_create(channel="web", language="en")
+    # The model alarms under its ordinary thresholds but not under the later-turn ones.
+    said = message_model.Assessment(
+        crisis="housing_emergency", crisis_later="none", crisis_probability=0.5, available=True, version="test"
+    )
+    monkeypatch.setattr(services.message_model, "assess", lambda text, embedding=None: said)
+    assert _start(conversation, "I'm in Pasadena by the way").crisis == "housing_emergency"  # an opening turn
+    other, _ = services.conversation_create(channel="web", language="en")
+    monkeypatch.setattr(services.message_model, "assess", lambda text, embedding=None: message_model.UNAVAILABLE)
+    assert _start(other, "I need a job in Houston").crisis == "none"
+    monkeypatch.setattr(services.message_model, "assess", lambda text, embedding=None: said)
+    assert _start(other, "I'm in Pasadena by the way").crisis == "none"
+    # The rules are the floor on every turn.
+    assert _start(other, "i been saving pills, whats the point anymore").crisis == "suicide_self_harm"
