@@ -214,6 +214,18 @@ def _named_need(own_words: str) -> str | None:
     return None
 
 
+def _correction(own_words: str, *, where_only: bool, rules_precise: bool) -> tuple[bool, str | None]:
+    """Whether the person corrects the topic, and the need the correction names (None when it names none)."""
+    if where_only or (_CORRECTION.search(own_words) is None and _DROPS_TOPIC.search(own_words) is None):
+        return False, None
+    named = _named_need(own_words)
+    if named is None and not rules_precise and resolve_place(own_words) is not None:
+        # "no perdon, estoy en kyle no en katy": a correction that names a place and no need corrects the
+        # place; the conversation's need goes on.
+        return False, None
+    return True, named
+
+
 def understand(
     *,
     text: str,
@@ -253,13 +265,9 @@ def understand(
         need, source, sure = "other", "none", False
 
     where_only = _says_only_where(own_words)
-    corrected = (
-        _CORRECTION.search(own_words) is not None or _DROPS_TOPIC.search(own_words) is not None
-    ) and not where_only
-    if corrected:
-        named = _named_need(own_words)
-        if named is not None:
-            need, source, sure = named, "rules", True
+    corrected, named = _correction(own_words, where_only=where_only, rules_precise=rules_precise)
+    if named is not None:
+        need, source, sure = named, "rules", True
     corrected = corrected and need not in CONTEXT_FREE_NEEDS
     if crisis in CRISIS_NEEDS:
         need, source, sure = _crisis_need(crisis, (need, source, sure), own_words, need_hint, where_only=where_only)
