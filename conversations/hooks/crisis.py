@@ -180,6 +180,25 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"(?:woke|wake|been born|was born)\b|\bhave a plan\b(?= ?(?:[.!?,]|$))"
         ),
     ),
+    # Wishing they had not survived (LABELING.md names it): "wish i didnt make it", "wish they had let me die",
+    # "wish the overdose had finished me", "ojala me hubiera muerto". The survived event is in the past, so
+    # past-time markers do not cancel it; a medical hit on that past event yields to it (suicide ranks first).
+    _Rule(
+        SUICIDE,
+        "elevated",
+        _rx(
+            r"\bwish(?:ed)? i (?:didnt|did not|hadnt|had not|never|wouldnt|would not) (?:make it|made it|survive|"
+            r"survived|live|lived|come back|came back|pull through|pulled through)\b"
+            r"|\bwish(?:ed)? (?:they|he|she|you|u|someone|somebody|the \w+|them)d? (?:had |would have |wouldve |woulda )?"
+            r"(?:just )?(?:let me die|left me (?:to die|there)|not saved me|never saved me|didnt save me|"
+            r"hadnt saved me)\b"
+            r"|\bwish(?:ed)? (?:it|that|the (?:overdose|od|wreck|crash|fight|bullet|stabbing|shot|fall))d? "
+            r"(?:had |would have |wouldve |woulda )?(?:finished|killed|taken|got) me\b"
+            r"|\bojala (?:me hubiera muerto|me hubieran dejado morir|no hubiera sobrevivido|no me hubieran salvado|"
+            r"me hubiera matado)\b|\b(?:quisiera|quisiese) no haber sobrevivido\b"
+        ),
+        historical=False,
+    ),
     # --- self-harm and means --------------------------------------------------------------------
     _Rule(
         SUICIDE,

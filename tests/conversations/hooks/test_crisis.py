@@ -121,6 +121,17 @@ def test_violence_from_the_persons_own_relative_is_danger_and_from_a_partners_re
         assert detect_crisis(text).category == "domestic_violence", text
 
 
+def test_wishing_one_had_not_survived_is_suicide_even_about_a_past_event() -> None:
+    for text in (
+        "wish i didnt make it when i got stabbed in county",
+        "sometimes i wish they had let me die when i ODd last year",
+        "ojalá me hubiera muerto en el accidente",
+    ):
+        assert detect_crisis(text).category == "suicide_self_harm", text
+    for text in ("i wish they let me go early from work", "i wish i made it to the interview on time"):
+        assert not detect_crisis(text).is_crisis, text
+
+
 def test_suicide_outranks_other_categories_in_one_message() -> None:
     result = detect_crisis("im sleeping in my car and i want to die")
     assert result.category == "suicide_self_harm"
