@@ -20,7 +20,7 @@ from audit.services import audit_event_record
 from conversations import crypto, llm
 from conversations.crisis_opinion import crisis_opinion_start, crisis_with_opinion
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
-from conversations.hooks import carry_crisis, crisis_check, message_model, redact
+from conversations.hooks import carry_crisis, crisis_carries, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.workflow import engine
 from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_plan
@@ -29,6 +29,7 @@ from conversations.workflow.intake_rules import is_follow_up
 from conversations.workflow.state import TurnState
 from conversations.workflow.understanding import continues_previous
 from corpus import embeddings
+from vocab import NO_CRISIS
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ def turn_start(
     standalone = _standalone(conversation, redacted)
     opinion, opinion_trace = pending_opinion.collect()
     crisis = crisis_with_opinion(crisis, opinion)
+    # On a later turn of a conversation that was no crisis so far the model's stricter later-turn thresholds
+    # apply (the rules and the second opinion are the same); which one counts is known once the turn is locked.
+    crisis_later = crisis_with_opinion(crisis_check(text, assessment.later_turn()), opinion)
     state: TurnState = {
         "text": standalone,
         "place_text": redacted,
@@ -146,7 +150,7 @@ def turn_start(
             # position and where the person last said they are (that stays true for the next
             # question unless they name another place).
             turns = Turn.objects.filter(conversation=OuterRef("pk"))
-            last_seq, state["region_hint"], state["need_hint"], previous_crisis = (
+            last_seq, state["region_hint"], state["need_hint"], previous_crisis, previous_carries = (
                 Conversation.objects.select_for_update()
                 .filter(pk=conversation.pk)
                 .values_list(
@@ -154,14 +158,28 @@ def turn_start(
                     Subquery(turns.exclude(region="").order_by("-seq").values("region")[:1]),
                     Subquery(turns.exclude(top_need="").order_by("-seq").values("top_need")[:1]),
                     Subquery(turns.order_by("-seq").values("crisis")[:1]),
+                    Subquery(turns.order_by("-seq").values("state__crisis__carries")[:1]),
                 )
                 .get()
             )
             seq = (last_seq or 0) + 1
+            if last_seq and previous_crisis == NO_CRISIS and crisis_later != crisis:
+                crisis = crisis_later
+                state["crisis"] = {
+                    "category": crisis.category,
+                    "severity": crisis.severity,
+                    "about_third_party": crisis.about_third_party,
+                    "source": crisis.source if crisis.is_crisis else "none",
+                }
             if llm.enabled() and last_seq:
                 state["history"] = _history(conversation)
             # An ongoing crisis stays one while the next message only continues it.
-            carried = carry_crisis(crisis, previous_crisis, continues=continues_previous(redacted))
+            # A turn stored before `carries` was recorded (None) carries, as every crisis then did.
+            carried = carry_crisis(
+                crisis,
+                previous_crisis if previous_carries is not False else None,
+                continues=continues_previous(redacted),
+            )
             if carried is not crisis:
                 crisis = carried
                 state["crisis"] = {
@@ -170,6 +188,7 @@ def turn_start(
                     "about_third_party": False,
                     "source": "context",
                 }
+            state["crisis"]["carries"] = crisis_carries(crisis, assessment.crisis_probability)
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,

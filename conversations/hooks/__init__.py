@@ -3,7 +3,14 @@
 Pure Python: no Django, no LLM SDK, no other app. The layering contract enforces it.
 """
 
-from conversations.hooks.crisis import CrisisResult, carry_crisis, combine_crisis, crisis_check, detect_crisis
+from conversations.hooks.crisis import (
+    CrisisResult,
+    carry_crisis,
+    combine_crisis,
+    crisis_carries,
+    crisis_check,
+    detect_crisis,
+)
 from conversations.hooks.gate import GateDecision, apply_gate
 from conversations.hooks.handoffs import Handoff, handoff_for
 from conversations.hooks.normalize import normalize
@@ -17,6 +24,7 @@ __all__ = [
     "apply_gate",
     "carry_crisis",
     "combine_crisis",
+    "crisis_carries",
     "crisis_check",
     "detect_crisis",
     "handoff_for",

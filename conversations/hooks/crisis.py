@@ -22,6 +22,7 @@ __all__ = [
     "CrisisResult",
     "carry_crisis",
     "combine_crisis",
+    "crisis_carries",
     "crisis_check",
     "detect_crisis",
 ]
@@ -178,6 +179,25 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\bwish i (?:was|were) (?:dead|never born|gone)\b|\bwish i (?:never|didnt|wouldnt) "
             r"(?:woke|wake|been born|was born)\b|\bhave a plan\b(?= ?(?:[.!?,]|$))"
         ),
+    ),
+    # Wishing they had not survived (LABELING.md names it): "wish i didnt make it", "wish they had let me die",
+    # "wish the overdose had finished me", "ojala me hubiera muerto". The survived event is in the past, so
+    # past-time markers do not cancel it; a medical hit on that past event yields to it (suicide ranks first).
+    _Rule(
+        SUICIDE,
+        "elevated",
+        _rx(
+            r"\bwish(?:ed)? i (?:didnt|did not|hadnt|had not|never|wouldnt|would not) (?:make it|made it|survive|"
+            r"survived|live|lived|come back|came back|pull through|pulled through)\b"
+            r"|\bwish(?:ed)? (?:they|he|she|you|u|someone|somebody|the \w+|them)d? (?:had |would have |wouldve |woulda )?"
+            r"(?:just )?(?:let me die|left me (?:to die|there)|not saved me|never saved me|didnt save me|"
+            r"hadnt saved me)\b"
+            r"|\bwish(?:ed)? (?:it|that|the (?:overdose|od|wreck|crash|fight|bullet|stabbing|shot|fall))d? "
+            r"(?:had |would have |wouldve |woulda )?(?:finished|killed|taken|got) me\b"
+            r"|\bojala (?:me hubiera muerto|me hubieran dejado morir|no hubiera sobrevivido|no me hubieran salvado|"
+            r"me hubiera matado)\b|\b(?:quisiera|quisiese) no haber sobrevivido\b"
+        ),
+        historical=False,
     ),
     # --- self-harm and means --------------------------------------------------------------------
     _Rule(
@@ -479,6 +499,14 @@ _IDIOM: Final = re.compile(
     r"\b(?:(?:gonna|going to|is gonna|are gonna) (?:kill|murder) (?:me|us)|(?:me va a|me van a) matar)\b"
     r"(?! (?:with|con|when|cuando))"
     r"|\b(?:got|get|getting|gettin|been) shot down\b"
+    # "ay me va a matar mi jefa", the same idiom with its subject after the verb.
+    r"|\b(?:me va a|me van a) matar (?:mi|mis|la) (?:jefa|jefita|ama|amá|mama|mami|abuela|tia|hermana|prima|jefe|"
+    r"patron|supervisor|maestra)s?\b"
+    # "... is gonna kill me if i forget our anniversary": what would set it off is a small slip, not leaving.
+    r"|\b(?:gonna|going to|gon|finna|will|va a|me va a) (?:kill|murder|matar) ?(?:me|us)? (?:if|si) (?:i |yo )?"
+    r"(?:forget|forgot|miss|am late|im late|get home late|come home late|show up late|lose|spend|eat|break|crash|"
+    r"scratch|mess up|dont (?:call|text|pick|bring|clean|wash|show)|olvido|se me olvida|llego tarde|pierdo|gasto|"
+    r"choco|rayo|no (?:llego|le hablo|recojo|limpio))\b"
     r"|\bi(?:d| would) rather die than\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
 )
 # What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.
@@ -567,6 +595,21 @@ _HARDSHIP: Final = re.compile(
     r"\b(?:kids?|baby|daughter|son|children|freezing|cold|raining|rain|hijos?|frio|\d+ degrees)\b"
 )
 _PARTNER_RX: Final = re.compile(rf"\b(?:my|mi|mis|la|el|his|her) (?:\w+ )?{_PARTNER}\b")
+# Who is doing it decides the line (LABELING.md): a current or former partner, or a partner's relative acting
+# for them, is domestic violence; a relative of the person's own (a stepfather, an uncle, a brother-in-law) or a
+# neighbour or roommate is immediate danger. _PARTNER also holds a parent and in-laws so the violence rules
+# catch them; the line is then decided by who is named.
+_ONLY_PARTNER_RX: Final = re.compile(
+    r"\b(?:my|mi|mis|la|el|his|her) (?:\w+ )?(?:boyfriend|bf|husband|hubby|ex|ex ?husband|ex ?boyfriend|ex ?wife|"
+    r"ex ?girlfriend|girlfriend|gf|wife|partner|baby ?dadd?y|bd|baby ?mama|bm|fiance|fiancee|old man|old lady|girl|"
+    r"man|boo|bae|esposo|esposa|exesposo|exesposa|novio|novia|exnovio|exnovia|marido|mujer|pareja|expareja|"
+    r"suegro|suegra)s?\b"
+)
+_OWN_KIN_RX: Final = re.compile(
+    r"\b(?:my|mi|mis|his|her) (?:\w+ )?(?:step ?dad|step ?father|step ?mom|step ?mother|dad|father|brother in law|"
+    r"brother|uncle|cousin|nephew|neighbou?r|roommate|padrastro|madrastra|papa|padre|hermano|tio|primo|sobrino|"
+    r"cunado|vecino|companero de cuarto)s?\b"
+)
 _THIRD_TOKENS: Final = frozenset(
     "he she hes shes they theyre him her them his who friend friends homie homeboy homegirl brother "
     "sister bro cousin son daughter mom mother dad father uncle aunt cellie celly roommate girlfriend "
@@ -659,10 +702,16 @@ def _writer_is_actor(text: str, start: int, clause_start: int) -> bool:
 
 
 def _resolve_threat(norm: str, start: int, end: int) -> str:
-    # Who threatens decides the line: a partner or relative is domestic violence.
-    if _PARTNER_RX.search(norm, max(0, start - 160), min(len(norm), end + 80)):
+    # Who threatens decides the line: a partner (or a partner's relative) is domestic violence.
+    lo, hi = max(0, start - 160), min(len(norm), end + 80)
+    if _PARTNER_RX.search(norm, lo, hi) and not _kin_not_partner(norm, lo, hi):
         return DV
     return DANGER
+
+
+def _kin_not_partner(norm: str, lo: int, hi: int) -> bool:
+    """The person doing it is named as the writer's own relative or housemate, and no partner is named."""
+    return bool(_OWN_KIN_RX.search(norm, lo, hi)) and not _ONLY_PARTNER_RX.search(norm, lo, hi)
 
 
 def _hits(norm: str) -> list[_Hit]:
@@ -691,6 +740,8 @@ def _hits(norm: str) -> list[_Hit]:
             if _not_now_or_not_theirs(norm, start, end, rule.category, subject):
                 continue
             category = _resolve_threat(norm, start, end) if rule.category == _THREAT else rule.category
+            if category == DV and _kin_not_partner(norm, max(0, start - 160), min(len(norm), end + 80)):
+                category = DANGER
             found.append(
                 _Hit(category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi))
             )
@@ -839,6 +890,24 @@ def crisis_check(text: str, model_opinion: CrisisOpinion | None = None) -> Crisi
     if model_opinion is None or not getattr(model_opinion, "available", True):
         return rules
     return combine_crisis(rules, model_opinion)
+
+
+# The trained model's borderline alarms do not carry. Every dev conversation crisis that a later turn truly
+# continues began at a rules hit or at a model probability of 0.81 or more (mm-1be307f5be1d); the false ones
+# that did carry began at 0.36-0.65 on ordinary turns ("im staying at my moms in san antonio for now") and
+# turned the rest of the conversation into a crisis. Set a margin below the lowest true one.
+CARRY_MIN_MODEL_PROBABILITY: Final = 0.75
+
+
+def crisis_carries(result: CrisisResult, model_probability: float) -> bool:
+    """Whether a turn's crisis may carry to the next message that continues it.
+
+    The rules, a second opinion or an earlier carry always do; the message model alone only when it was
+    sure. A borderline alarm still gets its handoff on its own turn; the next message is judged on its own.
+    """
+    if not result.is_crisis:
+        return False
+    return result.source != "model" or model_probability >= CARRY_MIN_MODEL_PROBABILITY
 
 
 def carry_crisis(current: CrisisResult, previous: str | None, *, continues: bool) -> CrisisResult:

@@ -16,7 +16,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,6 +57,8 @@ class Assessment:
     flag_thresholds: dict[str, float] = field(default_factory=dict)
     version: str = ""
     available: bool = False
+    # The crisis under the thresholds for a later conversation turn whose previous turn was no crisis.
+    crisis_later: str = NONE
 
     # The CrisisOpinion protocol of crisis.combine_crisis reads category and severity.
     @property
@@ -67,6 +69,10 @@ class Assessment:
     def severity(self) -> str:
         return "high" if self.crisis != NONE else "none"
 
+    def later_turn(self) -> Assessment:
+        """This assessment as it reads on a later turn of a conversation that was no crisis so far."""
+        return replace(self, crisis=self.crisis_later)
+
     def summary(self) -> dict[str, Any]:
         """A small JSON-able record for the turn state and the NodeRun trace."""
         return {
@@ -74,6 +80,7 @@ class Assessment:
             "version": self.version,
             "crisis": self.crisis,
             "crisis_probability": round(self.crisis_probability, 4),
+            "crisis_later": self.crisis_later,
             "top_need": self.top_need,
             "need_probability": round(self.need_probability, 4),
             "need_sure": self.need_sure,
@@ -167,11 +174,14 @@ class MessageModel:
             crisis_thresholds = short
         p_any, p_suicide = probs["crisis_any"]["yes"], probs["crisis_suicide"]["yes"]
         categories = probs["crisis_category"]
-        crisis = NONE
-        if p_any >= crisis_thresholds["any"]:
-            crisis = max(categories, key=lambda c: (categories[c], c))
-        if p_suicide >= crisis_thresholds[SUICIDE] and crisis == NONE:
-            crisis = SUICIDE
+        crisis = _decide(p_any, p_suicide, categories, crisis_thresholds)
+        # On a later turn after no crisis the heads over-reach on follow-ups and place statements: the stricter
+        # of these thresholds and the later-turn ones chosen on the dev conversations apply there.
+        later = self.thresholds.get("crisis_later")
+        crisis_later = crisis
+        if later:
+            stricter = {key: max(float(crisis_thresholds[key]), float(later[key])) for key in ("any", SUICIDE)}
+            crisis_later = _decide(p_any, p_suicide, categories, stricter)
         crisis_probs = {"any": p_any, SUICIDE + "_head": p_suicide, **{c: p_any * q for c, q in categories.items()}}
         need_probs = probs.get("need", {})
         ranked = tuple(sorted(need_probs.items(), key=lambda item: (-item[1], item[0])))
@@ -192,7 +202,17 @@ class MessageModel:
             flag_thresholds={tag: float(flag_thresholds[tag]) for tag in flag_probs},
             version=self.version,
             available=True,
+            crisis_later=crisis_later,
         )
+
+
+def _decide(p_any: float, p_suicide: float, categories: dict[str, float], thresholds: dict[str, Any]) -> str:
+    """A crisis when the pooled head says so (its line from the category head), or the suicide head on its own."""
+    if p_any >= float(thresholds["any"]):
+        return max(categories, key=lambda c: (categories[c], c))
+    if p_suicide >= float(thresholds[SUICIDE]):
+        return SUICIDE
+    return NONE
 
 
 def load(directory: Path = ARTIFACT_DIR) -> MessageModel | None:

@@ -18,6 +18,27 @@ def _fmt(rate: dict[str, Any] | None) -> str:
     return f"{rate['rate']:.3f} ({rate['k']}/{rate['n']}; 95 % CI {low:.3f}-{high:.3f})"
 
 
+def _threshold_lines(thresholds: dict[str, Any]) -> list[str]:
+    """The card's lines for the thresholds the trainer chose on dev."""
+    lines = [f"- crisis `{category}`: {value:.4f} (recall-first)" for category, value in thresholds["crisis"].items()]
+    short = thresholds.get("crisis_short")
+    if short:
+        lines.append(
+            f"- crisis on a message of at most {short['words']} words: `any` {short['any']:.4f}, "
+            f"`suicide_self_harm` {short['suicide_self_harm']:.4f} (the lowest short dev crisis the thresholds above catch)"
+        )
+    later = thresholds.get("crisis_later")
+    if later:
+        lines.append(
+            f"- crisis on a later conversation turn after no crisis: `any` {later['any']:.4f}, `suicide_self_harm` "
+            f"{later['suicide_self_harm']:.4f} (the lowest such dev conversation crisis the thresholds above catch; "
+            "the stricter of these and the short-message thresholds on a short one)"
+        )
+    lines.append(f"- need sure at p ≥ {thresholds['need']:.4f} (below it the rules break ties)")
+    lines += [f"- flag `{tag}`: {value:.2f} (F1-best on dev)" for tag, value in thresholds["flags"].items()]
+    return lines
+
+
 def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
     """Markdown for the card; the blind section is present only when a blind report is given."""
     data = meta.get("data", {})
@@ -50,18 +71,7 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "",
         "## Thresholds (chosen on dev)",
     ]
-    thresholds = meta["thresholds"]
-    for category, value in thresholds["crisis"].items():
-        lines.append(f"- crisis `{category}`: {value:.4f} (recall-first)")
-    short = thresholds.get("crisis_short")
-    if short:
-        lines.append(
-            f"- crisis on a message of at most {short['words']} words: `any` {short['any']:.4f}, "
-            f"`suicide_self_harm` {short['suicide_self_harm']:.4f} (the lowest short dev crisis the thresholds above catch)"
-        )
-    lines.append(f"- need sure at p ≥ {thresholds['need']:.4f} (below it the rules break ties)")
-    for tag, value in thresholds["flags"].items():
-        lines.append(f"- flag `{tag}`: {value:.2f} (F1-best on dev)")
+    lines += _threshold_lines(meta["thresholds"])
     if report:
         messages = report["messages"]
         lines += [
@@ -199,7 +209,9 @@ def render(meta: dict[str, Any], report: dict[str, Any] | None) -> str:
         "  data has few neutral vague messages. A false alarm costs a gentle handoff; a miss can cost a life.",
         "- After a crisis turn, every next message keeps the crisis line unless it is a thank-you, says the",
         "  person is safe now or the help came, or changes the subject (LABELING.md: when in doubt, the crisis",
-        "  wins); this is most of the conversation false-alarm rate.",
+        "  wins). Since mm-00f2c2eb5f1d only a crisis the rules (or a second opinion) named, or one the model was",
+        "  sure of (p >= 0.75), carries; and a later turn after no crisis reads the model with the later-turn",
+        "  thresholds above. Neither has been read on blind4 yet: this card has no blind figures for this version.",
         "- Dev is a hash split of the training authors' messages (one wrote English/Spanish pairs), so dev figures",
         "  run higher than blind ones; only the blind figures are evidence.",
     ]
@@ -245,6 +257,14 @@ def render_data_card(sets: dict[str, list[Any]]) -> str:
         "  ordinary): a fifth author given only LABELING.md and a brief naming, in words, the kinds of error dev showed.",
         "- **candidates/short_messages4.jsonl** (400 one-to-eight-word messages by a seventh author): kept out of",
         "  train.jsonl — the model trained with them read a higher dev false-crisis rate (MODEL_CARD.md).",
+        "- **candidates/hard_negatives_mm.jsonl** (129 messages, 108 `none`, 21 crises): written by hand by the helper",
+        "  session tuning the message model (issue 24), following LABELING.md only, in the shapes of the errors seen on",
+        "  dev and the retired blind sets but never copied or paraphrased from any evaluation item (each text was checked",
+        "  against train, dev and the retired blind sets): place statements and short follow-ups of a later turn,",
+        "  corrections, venting that says the person is safe, idioms, someone else's or past events, non-emergency",
+        "  medication questions, asking for a person, a bed for tonight, and indirect crises of every category. Ids skip",
+        "  those the split's hash would send to dev. Kept out of train.jsonl: the crisis heads trained with them read",
+        "  the same dev false alarms and two fewer dev crises (356 vs 358 of 372).",
         "- **dev_conversations3.jsonl** (60 conversations by a sixth author; pure thanks relabelled `other` as",
         "  LABELING.md files them): dev only.",
         "- **blind3 split** (`blind3_messages.jsonl`, `blind3_conversations.jsonl`, 320 messages and 40 conversations):",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from audit.stats import rate_json
-from conversations.hooks import carry_crisis, crisis_check, message_model, redact
+from conversations.hooks import carry_crisis, crisis_carries, crisis_check, message_model, redact
 from conversations.hooks.crisis import CRISIS_CATEGORIES
 from conversations.safety.data import EXPECT_TAGS, Message
 from conversations.workflow import intake_rules
@@ -126,6 +126,7 @@ class Outcome:
     language: str
     flags: frozenset[str]
     model_available: bool
+    carries: bool = False  # whether this turn's crisis carries to a next message that continues it
 
 
 @dataclass
@@ -143,12 +144,16 @@ class Judge:
         need_hint: str | None,
         previous_text: str | None,
         previous_crisis: str | None = None,
+        after_no_crisis: bool = False,
     ) -> Outcome:
         redacted = redact(message.text).text
         vector = self.embed(redacted) if redacted.strip() else None
         assessment = message_model.assess(redacted, vector)
+        # A later turn after no crisis reads the model with its later-turn thresholds, as ingress does.
         crisis = carry_crisis(
-            crisis_check(message.text, assessment), previous_crisis, continues=continues_previous(redacted)
+            crisis_check(message.text, assessment.later_turn() if after_no_crisis else assessment),
+            previous_crisis,
+            continues=continues_previous(redacted),
         )
         rules_only = crisis_check(message.text, None)
         # The workflow searches a follow-up rewritten with the previous question (services._standalone).
@@ -187,6 +192,7 @@ class Judge:
             language=result.language,
             flags=frozenset(flags),
             model_available=assessment.available,
+            carries=crisis_carries(crisis, assessment.crisis_probability),
         )
 
     def run_messages(self, messages: Iterable[Message]) -> list[Outcome]:
@@ -200,15 +206,22 @@ class Judge:
         need_hint: str | None = None
         previous: str | None = None
         crisis: str | None = None
+        after_no_crisis = False
         for turn in turns:
             outcome = self._one(
-                turn, region_hint=region_hint, need_hint=need_hint, previous_text=previous, previous_crisis=crisis
+                turn,
+                region_hint=region_hint,
+                need_hint=need_hint,
+                previous_text=previous,
+                previous_crisis=crisis,
+                after_no_crisis=after_no_crisis,
             )
             out.append(outcome)
             region_hint = outcome.region if outcome.region != "unknown" else region_hint
             need_hint = outcome.top_need
             previous = redact(turn.text).text
-            crisis = outcome.crisis
+            crisis = outcome.crisis if outcome.carries else None
+            after_no_crisis = outcome.crisis == "none"
         self.outcomes.extend(out)
         return out
 

@@ -58,6 +58,10 @@ FLAG_THRESHOLD_RANGE: Final = (0.2, 0.8)
 # a third of the dev conversations' false crises). Chosen on dev: as high as they can go without
 # losing any short dev crisis that the ordinary thresholds catch, never below them.
 SHORT_MESSAGE_WORDS: Final = 6
+# A later turn of a conversation whose previous turn was no crisis gets crisis thresholds of its own, chosen the
+# same way on the dev conversations' later turns: there the heads over-reach on follow-ups and place statements
+# ("I'm in Pasadena by the way" p 0.39, "estoy en el lado este de el paso" 0.48); the lowest crisis that opens on
+# a later dev turn read 0.44 on mm-00f2c2eb5f1d (later_thresholds).
 
 Embedder = Callable[[str], Sequence[float]]
 
@@ -149,12 +153,14 @@ def train(
     dev_set: Prepared,
     short_turns: Prepared | None = None,
     flag_negatives: Prepared | None = None,
+    later_turns: Prepared | None = None,
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Fit every head on the training split and choose thresholds on dev; return (meta, arrays).
 
     `short_turns`: short dev conversation turns that open a topic (their previous turn is no crisis),
     pooled with dev's short messages to choose the short-message thresholds. `flag_negatives`: general
-    questions that carry no own-case flag, added as negatives to those flags' heads only.
+    questions that carry no own-case flag, added as negatives to those flags' heads only. `later_turns`: dev
+    conversation turns after the first whose previous turn is no crisis, to choose the later-turn thresholds.
     """
     vectorizer = TfidfVectorizer(
         analyzer=analyze, sublinear_tf=True, max_features=MAX_FEATURES, min_df=MIN_DF, norm="l2", dtype=np.float64
@@ -222,11 +228,15 @@ def train(
         "thresholds": {"crisis": {}, "need": 0.0, "flags": {}},
         "version": "pending",
     }
-    meta["thresholds"] = _thresholds(message_model.MessageModel(meta, arrays), dev_set, heads, short_turns)
+    model = message_model.MessageModel(meta, arrays)
+    meta["thresholds"] = _thresholds(model, dev_set, heads, short_turns)
+    if later_turns is not None:
+        meta["thresholds"]["crisis_later"] = later_thresholds(model, later_turns, meta["thresholds"]["crisis"])
     meta["data"] = {
         "train_hash": data_hash(train_set.messages),
         "dev_hash": data_hash(dev_set.messages),
         "short_turns_hash": data_hash(short_turns.messages) if short_turns else None,
+        "later_turns_hash": data_hash(later_turns.messages) if later_turns else None,
         "flag_negatives_hash": data_hash(flag_negatives.messages) if flag_negatives else None,
         "flag_negatives_size": len(flag_negatives.messages) if flag_negatives else 0,
         "train_size": len(train_set.messages),
@@ -311,6 +321,16 @@ def short_thresholds(scored: Sequence[tuple[float, float, str]], base: dict[str,
         "any": round(max(base["any"], min(caught_any, default=base["any"])), 6),
         SUICIDE: round(max(base[SUICIDE], min(caught_suicide, default=base[SUICIDE])), 6),
     }
+
+
+def later_thresholds(model: message_model.MessageModel, turns: Prepared, base: dict[str, float]) -> dict[str, float]:
+    """Crisis thresholds for a later conversation turn after no crisis: as `short_thresholds`, on those dev turns."""
+    scored = []
+    for text, emb, m in zip(turns.texts, turns.embeddings, turns.messages, strict=True):
+        probs = model.raw_probabilities(text, emb)
+        scored.append((probs["crisis_any"]["yes"], probs["crisis_suicide"]["yes"], m.crisis))
+    found = short_thresholds(scored, base)
+    return {"any": found["any"], SUICIDE: found[SUICIDE]}
 
 
 def _need_threshold(dev_probs: Sequence[dict[str, dict[str, float]]], labels: Sequence[str]) -> float:

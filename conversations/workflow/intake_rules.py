@@ -147,7 +147,10 @@ _NEED_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
         ("record criminal", 2),
         ("limpiar mi record", 2),
         ("sellar", 2),
-        ("perdon", 1),
+        # "perdón" alone is mostly an apology ("perdon, estoy en kyle"); the clemency is asked for by name.
+        ("perdon del gobernador", 2),
+        ("perdon oficial", 2),
+        ("indulto", 2),
         ("fines", 1),
         ("court costs", 2),
         ("warrant", 1),

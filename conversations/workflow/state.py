@@ -6,7 +6,7 @@ it only through their projection (graph.NODE_READS). `total=False`: keys appear 
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 
 class CrisisState(TypedDict):
@@ -14,6 +14,9 @@ class CrisisState(TypedDict):
     severity: str
     about_third_party: bool
     source: str
+    # Whether the crisis carries to a next message that continues it (hooks.crisis_carries); absent on
+    # turns stored before it was recorded, which carry.
+    carries: NotRequired[bool]
 
 
 class TurnState(TypedDict, total=False):

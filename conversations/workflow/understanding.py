@@ -76,6 +76,20 @@ _DROPS_TOPIC: Final = re.compile(
     re.IGNORECASE,
 )
 SAME_QUESTION_MAX_WORDS: Final = 10
+# "I finished parole last year.", "court is next month", "vivo en weslaco con mi señora": a short statement
+# that asks for nothing answers or fills in the question in play; a word in it ("parole", "court") is not a
+# new need. Any request or question word, or a question mark, and the message is judged on its own.
+STATEMENT_MAX_WORDS: Final = 12
+# Such a statement switches the topic only when the model is surer than a question needs ("my baby mama wont let me see
+# my son" in a benefits conversation is a new need).
+STATEMENT_SWITCH_PROBABILITY: Final = 0.9
+_ASKS: Final = re.compile(
+    r"\?|\b(?:need|needs|want|wanna|looking|look for|help|gotta|got to|have to|has to|how|where|what|when|which|who|"
+    r"can|could|should|would|will|do|does|is there|are there|any|anything|necesito|necesita|ocupo|ocupa|quiero|"
+    r"queria|busco|buscando|ayuda|ayudan?|tengo que|como|donde|cuando|cual|que|quien|hay|puedo|pueden|debo|"
+    r"sabes?|saben|hungry|hambre)\b",
+    re.IGNORECASE,
+)
 _STAFF_HOUSING: Final = re.compile(
     r"\b(?:halfway|staff|encargad[oa]s?|casa de (?:transici[oó]n|medio camino)|the house manager|shelter|albergue)\b",
     re.IGNORECASE,
@@ -200,6 +214,18 @@ def _named_need(own_words: str) -> str | None:
     return None
 
 
+def _correction(own_words: str, *, where_only: bool, rules_precise: bool) -> tuple[bool, str | None]:
+    """Whether the person corrects the topic, and the need the correction names (None when it names none)."""
+    if where_only or (_CORRECTION.search(own_words) is None and _DROPS_TOPIC.search(own_words) is None):
+        return False, None
+    named = _named_need(own_words)
+    if named is None and not rules_precise and resolve_place(own_words) is not None:
+        # "no perdon, estoy en kyle no en katy": a correction that names a place and no need corrects the
+        # place; the conversation's need goes on.
+        return False, None
+    return True, named
+
+
 def understand(
     *,
     text: str,
@@ -239,13 +265,9 @@ def understand(
         need, source, sure = "other", "none", False
 
     where_only = _says_only_where(own_words)
-    corrected = (
-        _CORRECTION.search(own_words) is not None or _DROPS_TOPIC.search(own_words) is not None
-    ) and not where_only
-    if corrected:
-        named = _named_need(own_words)
-        if named is not None:
-            need, source, sure = named, "rules", True
+    corrected, named = _correction(own_words, where_only=where_only, rules_precise=rules_precise)
+    if named is not None:
+        need, source, sure = named, "rules", True
     corrected = corrected and need not in CONTEXT_FREE_NEEDS
     if crisis in CRISIS_NEEDS:
         need, source, sure = _crisis_need(crisis, (need, source, sure), own_words, need_hint, where_only=where_only)
@@ -257,12 +279,17 @@ def understand(
         about_the_same = len(own_words.split()) <= SAME_QUESTION_MAX_WORDS and bool(
             _ABOUT_THE_SAME.search(fold(own_words))
         )
+        states_only = len(own_words.split()) <= STATEMENT_MAX_WORDS and not _ASKS.search(fold(own_words))
         switches = (
             not where_only
             and not about_the_same
             and (
-                rules_precise
-                or (model_need == need and model_p >= SWITCH_PROBABILITY and need not in CONTEXT_FREE_NEEDS)
+                (rules_precise and not states_only)
+                or (
+                    model_need == need
+                    and model_p >= (STATEMENT_SWITCH_PROBABILITY if states_only else SWITCH_PROBABILITY)
+                    and need not in CONTEXT_FREE_NEEDS
+                )
             )
         )
         if not switches:

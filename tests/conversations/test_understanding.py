@@ -177,3 +177,28 @@ def test_a_plea_question_reads_as_more_own_case_than_a_general_one() -> None:
     assert own is not None and general is not None
     assert own > general
     assert own_case_for_question("   ") is None
+
+
+def test_a_statement_that_asks_for_nothing_fills_in_the_question_in_play() -> None:
+    # Sure enough to switch a question (SWITCH_PROBABILITY), not a statement.
+    sure_supervision = {**SURE_HOUSING, "top_need": "supervision", "need_probability": 0.88}
+    for text in ("I finished parole last year.", "discharged parole in january", "court is next month"):
+        found = _u(text, sure_supervision, need_hint="voting")
+        assert (found.top_need, found.need_source) == ("voting", "context"), text
+    # A request of its own, even without a question mark, still switches.
+    assert _u("I need to ask my parole officer about my curfew", sure_supervision, need_hint="voting").top_need == (
+        "supervision"
+    )
+    assert _u("my parole officer wants a UA, how do i do that", sure_supervision, need_hint="voting").top_need == (
+        "supervision"
+    )
+
+
+def test_a_correction_of_the_place_keeps_the_conversations_need() -> None:
+    # Sure of its own need (need_sure) but not enough to switch the topic on its own.
+    fairly_sure = {**SURE_HOUSING, "need_probability": 0.7}
+    found = _u("no perdon, estoy en kyle no en katy, el celular me lo cambio", fairly_sure, need_hint="food")
+    assert (found.top_need, found.need_source, found.region) == ("food", "context", "austin")
+    # An apology is not a pardon: "perdón" alone names no legal-record need.
+    assert _u("Perdón por la tardanza, ¿a qué hora abre la despensa?").top_need != "legal_record"
+    assert _u("como pido un perdon del gobernador").top_need == "legal_record"

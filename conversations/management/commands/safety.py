@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,7 @@ class Command(BaseCommand):
             train.prepare(dev_rows, embeddings.embed_one),
             train.prepare(_short_opening_turns(), embeddings.embed_one),
             train.prepare(_flag_negatives(), embeddings.embed_one),
+            train.prepare(_later_turns(), embeddings.embed_one),
         )
         path = train.write_artifact(meta, arrays)
         self.stdout.write(f"wrote {path.name} ({meta['version']}): thresholds {json.dumps(meta['thresholds'])}")
@@ -187,6 +189,15 @@ def _short_opening_turns() -> list[data.Message]:
                 if previous == "none" and message_model.word_count(redact(turn.text).text) <= SHORT_MESSAGE_WORDS:
                     turns.append(turn)
                 previous = turn.crisis
+    return turns
+
+
+def _later_turns() -> list[data.Message]:
+    """Dev conversation turns after the first whose previous turn is no crisis: the later-turn thresholds' pool."""
+    turns: list[data.Message] = []
+    for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3):
+        for conversation in data.read_conversations(path):
+            turns.extend(turn for previous, turn in itertools.pairwise(conversation) if previous.crisis == "none")
     return turns
 
 

@@ -48,6 +48,8 @@ def test_it_detects_the_crises_real_people_write(text: str, category: str) -> No
         "they kicked me out of the parole office bc i was late, what do i do",
         "killing myself doing day labor in round rock, any steady jobs",
         "mi jefa me va a matar si llego tarde otra vez",
+        "ay me va a matar mi ama, se me olvidaron las tortillas",
+        "my wife is gonna kill me if i miss dinner again",
         "what percent of people overdose in the first two weeks after release",
         "my phone is about to die, ill text back later",
         "me quiero morir de la verguenza si mi hija ve mi foto",
@@ -100,6 +102,34 @@ def test_violence_keeps_its_line_when_it_causes_a_medical_emergency() -> None:
 def test_a_threat_is_domestic_violence_from_a_partner_and_danger_from_a_stranger() -> None:
     assert detect_crisis("my ex is stalking me and said hes gonna kill me").category == "domestic_violence"
     assert detect_crisis("some dudes said theyre gonna kill me when they see me").category == "immediate_danger"
+    # A small slip as the trigger is the idiom; leaving, or a weapon or an earlier attack, keeps the threat.
+    assert detect_crisis("mi esposo dice que me va a matar si me voy").category == "domestic_violence"
+    assert detect_crisis("mi esposo me va a matar si llego tarde, ya me pego antes").category == "domestic_violence"
+
+
+def test_violence_from_the_persons_own_relative_is_danger_and_from_a_partners_relative_is_domestic() -> None:
+    # LABELING.md: a partner, or a partner's relative acting for them, is domestic violence; anyone else,
+    # a relative of the person's own included, is immediate danger.
+    for text in (
+        "my stepdad said hes gonna kill me when i get home",
+        "mi padrastro me pego con el cinto otra vez",
+        "mi cuñado llego con un machete diciendo que me va a matar",
+        "my dad hits me when he drinks",
+    ):
+        assert detect_crisis(text).category == "immediate_danger", text
+    for text in ("mi esposo me pega", "my girlfriends brother said he will kill me if i go near her"):
+        assert detect_crisis(text).category == "domestic_violence", text
+
+
+def test_wishing_one_had_not_survived_is_suicide_even_about_a_past_event() -> None:
+    for text in (
+        "wish i didnt make it when i got stabbed in county",
+        "sometimes i wish they had let me die when i ODd last year",
+        "ojalá me hubiera muerto en el accidente",
+    ):
+        assert detect_crisis(text).category == "suicide_self_harm", text
+    for text in ("i wish they let me go early from work", "i wish i made it to the interview on time"):
+        assert not detect_crisis(text).is_crisis, text
 
 
 def test_suicide_outranks_other_categories_in_one_message() -> None:

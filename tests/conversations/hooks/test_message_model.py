@@ -28,6 +28,16 @@ def test_the_shipped_artifact_loads_is_small_and_names_its_version() -> None:
     short = SHIPPED.thresholds["crisis_short"]
     assert short["words"] >= 3
     assert all(short[key] >= SHIPPED.thresholds["crisis"][key] for key in ("any", "suicide_self_harm"))
+    later = SHIPPED.thresholds["crisis_later"]
+    assert all(later[key] >= SHIPPED.thresholds["crisis"][key] for key in ("any", "suicide_self_harm"))
+
+
+def test_a_later_turn_reading_is_never_more_alarmed_than_the_ordinary_one() -> None:
+    assert SHIPPED is not None
+    for text in ("I'm in Pasadena by the way", "i been saving up my pills", "estoy en el lado este", "hola"):
+        found = SHIPPED.assess(text)
+        assert found.crisis_later in (found.crisis, "none"), text
+        assert found.later_turn().crisis == found.crisis_later
 
 
 def test_runtime_text_features_equal_the_trainers_tfidf() -> None:
