@@ -20,7 +20,7 @@ from audit.services import audit_event_record
 from conversations import crypto, llm
 from conversations.crisis_opinion import crisis_opinion_start, crisis_with_opinion
 from conversations.errors import EmptyMessage, IdempotencyConflict, MessageTooLong
-from conversations.hooks import carry_crisis, crisis_carries, crisis_check, message_model, redact
+from conversations.hooks import CrisisResult, carry_crisis, crisis_carries, crisis_check, message_model, redact
 from conversations.models import Contact, Conversation, OutboundMessage, Turn
 from conversations.workflow import engine
 from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_plan
@@ -89,6 +89,16 @@ def _text_fingerprint(redacted: str) -> str:
     return hashlib.sha256(redacted.encode()).hexdigest()
 
 
+def _crisis_record(crisis: CrisisResult) -> dict[str, Any]:
+    """The turn state's record of the crisis decision (a carried one reads source "context")."""
+    return {
+        "category": crisis.category,
+        "severity": crisis.severity,
+        "about_third_party": crisis.about_third_party,
+        "source": crisis.source if crisis.is_crisis else "none",
+    }
+
+
 def turn_start(
     *,
     conversation: Conversation,
@@ -131,12 +141,7 @@ def turn_start(
         "language_hint": conversation.language,
         "region_hint": None,
         "channel": cast('Literal["web", "sms"]', channel),  # Conversation.channel's choices are these two
-        "crisis": {
-            "category": crisis.category,
-            "severity": crisis.severity,
-            "about_third_party": crisis.about_third_party,
-            "source": crisis.source if crisis.is_crisis else "none",
-        },
+        "crisis": _crisis_record(crisis),
         "assessment": assessment.summary(),
         **({"crisis_opinion": opinion_trace} if opinion_trace else {}),
         "need_hint": None,
@@ -165,12 +170,7 @@ def turn_start(
             seq = (last_seq or 0) + 1
             if last_seq and previous_crisis == NO_CRISIS and crisis_later != crisis:
                 crisis = crisis_later
-                state["crisis"] = {
-                    "category": crisis.category,
-                    "severity": crisis.severity,
-                    "about_third_party": crisis.about_third_party,
-                    "source": crisis.source if crisis.is_crisis else "none",
-                }
+                state["crisis"] = _crisis_record(crisis)
             if llm.enabled() and last_seq:
                 state["history"] = _history(conversation)
             # An ongoing crisis stays one while the next message only continues it.
@@ -182,12 +182,7 @@ def turn_start(
             )
             if carried is not crisis:
                 crisis = carried
-                state["crisis"] = {
-                    "category": crisis.category,
-                    "severity": crisis.severity,
-                    "about_third_party": False,
-                    "source": "context",
-                }
+                state["crisis"] = _crisis_record(crisis)
             state["crisis"]["carries"] = crisis_carries(crisis, assessment.crisis_probability)
             turn = Turn.objects.create(
                 conversation=conversation,

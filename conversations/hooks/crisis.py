@@ -702,9 +702,9 @@ def _writer_is_actor(text: str, start: int, clause_start: int) -> bool:
 
 
 def _resolve_threat(norm: str, start: int, end: int) -> str:
-    # Who threatens decides the line: a partner (or a partner's relative) is domestic violence.
-    lo, hi = max(0, start - 160), min(len(norm), end + 80)
-    if _PARTNER_RX.search(norm, lo, hi) and not _kin_not_partner(norm, lo, hi):
+    # Who threatens decides the line: a partner (or a relative) is domestic violence; _hits then moves the
+    # writer's own relative or housemate to immediate danger, as it does for every domestic-violence hit.
+    if _PARTNER_RX.search(norm, max(0, start - 160), min(len(norm), end + 80)):
         return DV
     return DANGER
 
