@@ -26,7 +26,7 @@ from conversations.workflow import engine
 from conversations.workflow.delivery import DeliveryPlan, Outbound, delivery_plan
 from conversations.workflow.graph import START_NODE, WORKFLOW_VERSION
 from conversations.workflow.intake_rules import is_follow_up
-from conversations.workflow.state import TurnState
+from conversations.workflow.state import CrisisState, TurnState
 from conversations.workflow.understanding import continues_previous
 from corpus import embeddings
 from vocab import NO_CRISIS
@@ -89,7 +89,7 @@ def _text_fingerprint(redacted: str) -> str:
     return hashlib.sha256(redacted.encode()).hexdigest()
 
 
-def _crisis_record(crisis: CrisisResult) -> dict[str, Any]:
+def _crisis_record(crisis: CrisisResult) -> CrisisState:
     """The turn state's record of the crisis decision (a carried one reads source "context")."""
     return {
         "category": crisis.category,
