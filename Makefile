@@ -100,7 +100,7 @@ db-stop: venv
 ## validate: the message model on its fifth frozen blind set (blind5) and the answerability gate on its fourth (blind4), against the issues' goals
 validate: venv
 	$(BIN)/python manage.py migrate --noinput -v 0
-	$(BIN)/python manage.py corpus load -v 0
+	$(BIN)/python manage.py corpus -v 0 load
 	@failed=""; \
 	$(BIN)/python manage.py safety evaluate --split blind5 --floors goal || failed="$$failed message-model"; \
 	$(BIN)/python manage.py corpus evaluate --blind --blind-set blind4 --floors goal || failed="$$failed answerability-gate"; \
