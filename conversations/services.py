@@ -183,7 +183,9 @@ def turn_start(
             if carried is not crisis:
                 crisis = carried
                 state["crisis"] = _crisis_record(crisis)
-            state["crisis"]["carries"] = crisis_carries(crisis, assessment.crisis_probability)
+            state["crisis"]["carries"] = crisis_carries(
+                crisis, assessment.crisis_probability, assessment.carry_threshold
+            )
             turn = Turn.objects.create(
                 conversation=conversation,
                 seq=seq,

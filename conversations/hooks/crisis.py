@@ -892,22 +892,25 @@ def crisis_check(text: str, model_opinion: CrisisOpinion | None = None) -> Crisi
     return combine_crisis(rules, model_opinion)
 
 
-# The trained model's borderline alarms do not carry. Every dev conversation crisis that a later turn truly
-# continues began at a rules hit or at a model probability of 0.81 or more (mm-1be307f5be1d); the false ones
-# that did carry began at 0.36-0.65 on ordinary turns ("im staying at my moms in san antonio for now") and
-# turned the rest of the conversation into a crisis. Set a margin below the lowest true one.
+# The trained model's borderline alarms do not carry. The trainer fits the bar on the dev conversations
+# (`train.carry_threshold`) and the artifact carries it (`Assessment.carry_threshold`); this is the bar for an
+# artifact trained before it did so: every dev conversation crisis that a later turn truly continued began at a
+# rules hit or at a model probability of 0.81 or more (mm-1be307f5be1d), the false ones that carried at 0.36-0.65.
 CARRY_MIN_MODEL_PROBABILITY: Final = 0.75
 
 
-def crisis_carries(result: CrisisResult, model_probability: float) -> bool:
+def crisis_carries(
+    result: CrisisResult, model_probability: float, threshold: float = CARRY_MIN_MODEL_PROBABILITY
+) -> bool:
     """Whether a turn's crisis may carry to the next message that continues it.
 
     The rules, a second opinion or an earlier carry always do; the message model alone only when it was
-    sure. A borderline alarm still gets its handoff on its own turn; the next message is judged on its own.
+    sure (at least `threshold`, the model's own carry bar). A borderline alarm still gets its handoff on its
+    own turn; the next message is judged on its own.
     """
     if not result.is_crisis:
         return False
-    return result.source != "model" or model_probability >= CARRY_MIN_MODEL_PROBABILITY
+    return result.source != "model" or model_probability >= threshold
 
 
 def carry_crisis(current: CrisisResult, previous: str | None, *, continues: bool) -> CrisisResult:

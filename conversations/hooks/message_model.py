@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from conversations.hooks.crisis import CARRY_MIN_MODEL_PROBABILITY
 from conversations.hooks.textfeatures import analyze, fold
 from vocab import NO_CRISIS as NONE
 from vocab import SUICIDE
@@ -59,6 +60,8 @@ class Assessment:
     available: bool = False
     # The crisis under the thresholds for a later conversation turn whose previous turn was no crisis.
     crisis_later: str = NONE
+    # How sure the model must be of a crisis it alone raised for that crisis to carry to the next message.
+    carry_threshold: float = CARRY_MIN_MODEL_PROBABILITY
 
     # The CrisisOpinion protocol of crisis.combine_crisis reads category and severity.
     @property
@@ -203,6 +206,7 @@ class MessageModel:
             version=self.version,
             available=True,
             crisis_later=crisis_later,
+            carry_threshold=float(self.thresholds.get("crisis_carry", CARRY_MIN_MODEL_PROBABILITY)),
         )
 
 

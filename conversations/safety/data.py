@@ -31,6 +31,8 @@ BLIND4_MESSAGES: Final = DATA_DIR / "blind4_messages.jsonl"
 BLIND4_CONVERSATIONS: Final = DATA_DIR / "blind4_conversations.jsonl"
 BLIND5_MESSAGES: Final = DATA_DIR / "blind5_messages.jsonl"
 BLIND5_CONVERSATIONS: Final = DATA_DIR / "blind5_conversations.jsonl"
+BLIND6_MESSAGES: Final = DATA_DIR / "blind6_messages.jsonl"
+BLIND6_CONVERSATIONS: Final = DATA_DIR / "blind6_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
@@ -38,17 +40,23 @@ DEV_CONVERSATIONS2: Final = DATA_DIR / "dev_conversations2.jsonl"
 # A sixth author's conversations (bare follow-ups, corrections, second needs; pure thanks relabelled
 # `other` as LABELING.md files them): dev only.
 DEV_CONVERSATIONS3: Final = DATA_DIR / "dev_conversations3.jsonl"
+# A seventh author's conversations (need and region through follow-ups and corrections, later crises, a language
+# switch; authors/dev_conversations4.md): dev only.
+DEV_CONVERSATIONS4: Final = DATA_DIR / "dev_conversations4.jsonl"
+# Every dev conversation file: thresholds are chosen on them, never on a blind split.
+DEV_CONVERSATION_FILES: Final = (DEV_CONVERSATIONS, DEV_CONVERSATIONS2, DEV_CONVERSATIONS3, DEV_CONVERSATIONS4)
 # Each blind generation: (single messages, conversations). The first was read once per shipped model
 # and then while tuning, so it stopped being blind; the second was read twice (before and after the
 # crisis rules were cancelled on idioms); the third was read three times while the model and rules
-# were retrained; the fourth, by two new authors frozen before this model was trained, is the one
-# reported on.
+# were retrained; the fourth three times, the fifth twice; the sixth, by two new authors frozen before
+# this session trained anything, is the one reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
     "blind3": (BLIND3_MESSAGES, BLIND3_CONVERSATIONS),
     "blind4": (BLIND4_MESSAGES, BLIND4_CONVERSATIONS),
     "blind5": (BLIND5_MESSAGES, BLIND5_CONVERSATIONS),
+    "blind6": (BLIND6_MESSAGES, BLIND6_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")

@@ -210,7 +210,7 @@ class Judge:
             language=result.language,
             flags=frozenset(flags),
             model_available=assessment.available,
-            carries=crisis_carries(crisis, assessment.crisis_probability),
+            carries=crisis_carries(crisis, assessment.crisis_probability, assessment.carry_threshold),
         )
 
     def run_messages(self, messages: Iterable[Message]) -> list[Outcome]:

@@ -24,7 +24,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from conversations.hooks import detect_crisis, message_model, redact
-from conversations.hooks.crisis import CRISIS_CATEGORIES
+from conversations.hooks.crisis import CARRY_MIN_MODEL_PROBABILITY, CRISIS_CATEGORIES
 from conversations.hooks.textfeatures import analyze
 from conversations.safety.data import EXPECT_TAGS, FLAG_NEGATIVE_TAGS, Message, data_hash
 from resources.taxonomy import NEED_CATEGORIES
@@ -62,6 +62,9 @@ SHORT_MESSAGE_WORDS: Final = 6
 # same way on the dev conversations' later turns: there the heads over-reach on follow-ups and place statements
 # ("I'm in Pasadena by the way" p 0.39, "estoy en el lado este de el paso" 0.48); the lowest crisis that opens on
 # a later dev turn read 0.44 on mm-00f2c2eb5f1d (later_thresholds).
+# A crisis only the model raised carries to the next message only when the model was at least this far below
+# the least sure of the dev conversation crises that truly went on into the next turn (carry_threshold).
+CARRY_MARGIN: Final = 0.05
 
 Embedder = Callable[[str], Sequence[float]]
 
@@ -151,9 +154,11 @@ def _flag_threshold(probs: np.ndarray, positives: np.ndarray) -> float:
 def train(
     train_set: Prepared,
     dev_set: Prepared,
+    *,
     short_turns: Prepared | None = None,
     flag_negatives: Prepared | None = None,
     later_turns: Prepared | None = None,
+    carry_openers: Prepared | None = None,
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Fit every head on the training split and choose thresholds on dev; return (meta, arrays).
 
@@ -161,6 +166,7 @@ def train(
     pooled with dev's short messages to choose the short-message thresholds. `flag_negatives`: general
     questions that carry no own-case flag, added as negatives to those flags' heads only. `later_turns`: dev
     conversation turns after the first whose previous turn is no crisis, to choose the later-turn thresholds.
+    `carry_openers`: dev conversation turns that open a crisis the next turn continues, to fit the carry bar.
     """
     vectorizer = TfidfVectorizer(
         analyzer=analyze, sublinear_tf=True, max_features=MAX_FEATURES, min_df=MIN_DF, norm="l2", dtype=np.float64
@@ -232,11 +238,14 @@ def train(
     meta["thresholds"] = _thresholds(model, dev_set, heads, short_turns)
     if later_turns is not None:
         meta["thresholds"]["crisis_later"] = later_thresholds(model, later_turns, meta["thresholds"]["crisis"])
+    if carry_openers is not None:
+        meta["thresholds"]["crisis_carry"] = carry_threshold(message_model.MessageModel(meta, arrays), carry_openers)
     meta["data"] = {
         "train_hash": data_hash(train_set.messages),
         "dev_hash": data_hash(dev_set.messages),
         "short_turns_hash": data_hash(short_turns.messages) if short_turns else None,
         "later_turns_hash": data_hash(later_turns.messages) if later_turns else None,
+        "carry_openers_hash": data_hash(carry_openers.messages) if carry_openers else None,
         "flag_negatives_hash": data_hash(flag_negatives.messages) if flag_negatives else None,
         "flag_negatives_size": len(flag_negatives.messages) if flag_negatives else 0,
         "train_size": len(train_set.messages),
@@ -257,6 +266,7 @@ def train(
         "crisis_fpr_cap": CRISIS_FPR_CAP,
         "suicide_extra_fpr_cap": SUICIDE_EXTRA_FPR_CAP,
         "short_message_words": SHORT_MESSAGE_WORDS,
+        "carry_margin": CARRY_MARGIN,
         "calibration": "sigmoid (cross-validated, ensemble=False)",
     }
     meta["version"] = _version(meta, arrays)
@@ -331,6 +341,26 @@ def later_thresholds(model: message_model.MessageModel, turns: Prepared, base: d
         scored.append((probs["crisis_any"]["yes"], probs["crisis_suicide"]["yes"], m.crisis))
     found = short_thresholds(scored, base)
     return {"any": found["any"], SUICIDE: found[SUICIDE]}
+
+
+def carry_threshold(model: message_model.MessageModel, openers: Prepared) -> float:
+    """The least sure the model may be of a crisis it alone raised for that crisis to carry to the next turn.
+
+    `openers` are dev conversation turns that open a crisis which the next turn continues, the rules silent on
+    them. Among those the model catches (a later turn read with its later-turn thresholds), the lowest
+    probability less `CARRY_MARGIN`: no such dev crisis loses its carry, and the borderline alarms below it,
+    which on dev were mostly ordinary turns, do not turn the rest of a conversation into a crisis.
+    """
+    caught = []
+    for text, emb, m in zip(openers.texts, openers.embeddings, openers.messages, strict=True):
+        assessment = model.assess(text, emb)
+        if m.turn > 1:
+            assessment = assessment.later_turn()
+        if assessment.crisis != NONE:
+            caught.append(assessment.crisis_probability)
+    if not caught:
+        return CARRY_MIN_MODEL_PROBABILITY
+    return round(max(0.0, min(caught) - CARRY_MARGIN), 4)
 
 
 def _need_threshold(dev_probs: Sequence[dict[str, dict[str, float]]], labels: Sequence[str]) -> float:

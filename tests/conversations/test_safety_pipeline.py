@@ -6,9 +6,13 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
+import numpy as np
 import pytest
 
+from conversations.hooks import message_model
+from conversations.hooks.crisis import CARRY_MIN_MODEL_PROBABILITY, CrisisResult, crisis_carries
 from conversations.safety import data, evaluate, train
 from conversations.safety.data import DataError, Message
 from resources.taxonomy import NEED_CATEGORIES
@@ -32,6 +36,8 @@ def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
         "blind4_conversations.jsonl",
         "blind5_messages.jsonl",
         "blind5_conversations.jsonl",
+        "blind6_messages.jsonl",
+        "blind6_conversations.jsonl",
     }
     assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
@@ -64,7 +70,14 @@ def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
     train_rows, dev_rows, blind = data.read_messages(data.TRAIN), data.read_messages(data.DEV), _all_blind()
     assert len(train_rows) >= 3000
     # The issue's size holds for each full generation; the third (a fresh reading) is smaller.
-    sizes = {"blind": (400, 60), "blind2": (400, 60), "blind3": (320, 40), "blind4": (400, 60), "blind5": (400, 60)}
+    sizes = {
+        "blind": (400, 60),
+        "blind2": (400, 60),
+        "blind3": (320, 40),
+        "blind4": (400, 60),
+        "blind5": (400, 60),
+        "blind6": (400, 60),
+    }
     assert set(sizes) == set(data.BLIND_SETS)
     for name, (messages_file, conversations_file) in data.BLIND_SETS.items():
         assert len(data.read_messages(messages_file)) >= sizes[name][0]
@@ -164,3 +177,50 @@ def test_short_message_thresholds_keep_every_short_dev_crisis_the_ordinary_ones_
         "words": 0,
         **base,
     }
+
+
+class _Says:
+    """A model that reads each text's crisis probability from a table (ordinary and later-turn alike)."""
+
+    def __init__(self, table: dict[str, tuple[str, float]]) -> None:
+        self.table = table
+
+    def assess(self, text: str, embedding: object = None) -> message_model.Assessment:
+        crisis, p = self.table[text]
+        return message_model.Assessment(crisis=crisis, crisis_probability=p, crisis_later=crisis, available=True)
+
+
+def _openers(texts: list[str]) -> train.Prepared:
+    messages = [
+        Message(
+            id=f"c{i}",
+            text=t,
+            channel="sms",
+            language="en",
+            crisis="suicide_self_harm",
+            top_need="health",
+            region="unknown",
+            turn=1,
+        )
+        for i, t in enumerate(texts)
+    ]
+    return train.Prepared(messages, texts, np.zeros((len(texts), message_model.EMBEDDING_DIM)))
+
+
+def test_the_carry_bar_sits_a_margin_below_the_least_sure_dev_crisis_that_went_on() -> None:
+    model = _Says({"a": ("suicide_self_harm", 0.91), "b": ("housing_emergency", 0.62), "c": ("none", 0.2)})
+    # "c" was missed by the model (the rules or context caught it): it cannot lower the bar.
+    bar = train.carry_threshold(cast(message_model.MessageModel, model), _openers(["a", "b", "c"]))
+    assert bar == pytest.approx(0.62 - train.CARRY_MARGIN)
+    assert not crisis_carries(CrisisResult(category="housing_emergency", source="model"), bar - 0.01, bar)
+    assert crisis_carries(CrisisResult(category="housing_emergency", source="model"), 0.62, bar)
+    # No dev crisis the model caught: the artifact keeps the bar an older artifact had.
+    none_caught = train.carry_threshold(cast(message_model.MessageModel, model), _openers(["c"]))
+    assert none_caught == CARRY_MIN_MODEL_PROBABILITY
+
+
+def test_an_artifact_without_a_carry_bar_reads_the_old_constant() -> None:
+    model = message_model.get_model()
+    assert model is not None
+    expected = float(model.thresholds.get("crisis_carry", CARRY_MIN_MODEL_PROBABILITY))
+    assert model.assess("necesito trabajo en houston").carry_threshold == expected

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from conversations.hooks import message_model, redact
+from conversations.hooks import detect_crisis, message_model, redact
 from conversations.safety import card, data, evaluate
 from corpus import embeddings
 
@@ -93,9 +93,10 @@ class Command(BaseCommand):
         meta, arrays = train.train(
             train.prepare(train_rows, embeddings.embed_one),
             train.prepare(dev_rows, embeddings.embed_one),
-            train.prepare(_short_opening_turns(), embeddings.embed_one),
-            train.prepare(_flag_negatives(), embeddings.embed_one),
-            train.prepare(_later_turns(), embeddings.embed_one),
+            short_turns=train.prepare(_short_opening_turns(), embeddings.embed_one),
+            flag_negatives=train.prepare(_flag_negatives(), embeddings.embed_one),
+            later_turns=train.prepare(_later_turns(), embeddings.embed_one),
+            carry_openers=train.prepare(_carry_openers(), embeddings.embed_one),
         )
         path = train.write_artifact(meta, arrays)
         self.stdout.write(f"wrote {path.name} ({meta['version']}): thresholds {json.dumps(meta['thresholds'])}")
@@ -114,7 +115,7 @@ class Command(BaseCommand):
         else:
             message_file, conversation_files = (
                 data.DEV,
-                [data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3],
+                list(data.DEV_CONVERSATION_FILES),
             )
         messages = evaluate.message_metrics(judge.run_messages(data.read_messages(message_file)))
         turns = [
@@ -157,10 +158,7 @@ class Command(BaseCommand):
             "train": data.read_messages(data.TRAIN),
             "dev": data.read_messages(data.DEV),
             "dev conversations (turns)": [
-                t
-                for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3)
-                for c in data.read_conversations(path)
-                for t in c
+                t for path in data.DEV_CONVERSATION_FILES for c in data.read_conversations(path) for t in c
             ],
         }
         for name, (message_file, conversation_file) in data.BLIND_SETS.items():
@@ -182,7 +180,7 @@ def _short_opening_turns() -> list[data.Message]:
     from conversations.safety.train import SHORT_MESSAGE_WORDS  # noqa: PLC0415 - the trainer's constant
 
     turns: list[data.Message] = []
-    for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3):
+    for path in data.DEV_CONVERSATION_FILES:
         for conversation in data.read_conversations(path):
             previous = "none"
             for turn in conversation:
@@ -195,9 +193,23 @@ def _short_opening_turns() -> list[data.Message]:
 def _later_turns() -> list[data.Message]:
     """Dev conversation turns after the first whose previous turn is no crisis: the later-turn thresholds' pool."""
     turns: list[data.Message] = []
-    for path in (data.DEV_CONVERSATIONS, data.DEV_CONVERSATIONS2, data.DEV_CONVERSATIONS3):
+    for path in data.DEV_CONVERSATION_FILES:
         for conversation in data.read_conversations(path):
             turns.extend(turn for previous, turn in itertools.pairwise(conversation) if previous.crisis == "none")
+    return turns
+
+
+def _carry_openers() -> list[data.Message]:
+    """Dev conversation turns that open a crisis the next turn continues (same line), the rules silent on them."""
+    turns: list[data.Message] = []
+    for path in data.DEV_CONVERSATION_FILES:
+        for conversation in data.read_conversations(path):
+            previous = "none"
+            for turn, following in itertools.pairwise(conversation):
+                opens = turn.crisis != "none" and previous == "none" and following.crisis == turn.crisis
+                if opens and not detect_crisis(turn.text).is_crisis:
+                    turns.append(turn)
+                previous = turn.crisis
     return turns
 
 
