@@ -17,7 +17,7 @@ which sends the draft back for a revision, then to a handoff. It never needs a m
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final, Literal
@@ -72,7 +72,7 @@ _STOP: Final = frozenset(
     these those there their they them he she his her you your yours we our us i me my who whom which what when where
     while how than then so such not no nor do does did done has have had having can could may might must shall should
     will would also any all each every some more most other only own same very just about into over under up down out
-    per via s t after before until once while during right away get gets got despues antes hasta mientras durante
+    per via s t after before until once while during right away get gets got though although despues antes hasta mientras durante
     el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
     puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti""".split()
@@ -122,7 +122,9 @@ def stem(word: str) -> str:
     """A crude en/es stem: enough to match "voter"/"vote"/"votar", "sentence"/"sentencia"."""
     w = _SYNONYMS.get(word, word)
     w = _ENCLITIC.sub("", w) if len(w) > 6 else w  # "cobrarle" is "cobrar"
-    if w.endswith("ies") and len(w) > 4:
+    if w.endswith("ees") and len(w) > 3:  # "fees" is "fee", not "fe"
+        w = w[:-1]
+    elif w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "i"
     elif w.endswith("y") and len(w) > 3:
         w = w[:-1] + "i"
@@ -344,6 +346,7 @@ _PLAIN_NO: Final = re.compile(r"\bno\b(?! (?:divulgaci\w*|contest))", _F)
 # "not required", "doesn't have to", "without a hearing", "no tiene que": optional, not forbidden.
 _OPTIONAL: Final = re.compile(
     r"\b(?:is|are|be)\s+not\s+(?:required|necessary|needed)\b|\b(?:isn't|aren't)\s+(?:required|necessary|needed)\b"
+    r"|\b(?:optional|voluntary|opcional|voluntari[oa])\b"
     r"|\b(?:does|do)\s+not\s+(?:have|need)\s+to\b|\b(?:doesn't|don't)\s+(?:have|need)\s+to\b|\bno need to\b"
     r"|\b(?:without|with no)\s+(?:a|an|one|any)\s+\w+|\bno (?:tiene|tienes|tienen|necesita|necesitas|necesitan) que\b"
     r"|\bno (?:est[aá]n?|estas) obligad\w*|\bno hace falta\b|\bno (?:es|son) necesari\w*|\bsin (?:una?|ninguna?)\s+\w+",
@@ -531,7 +534,8 @@ _DISCRETION: Final = re.compile(
     _F,
 )
 _OBLIGED: Final = re.compile(
-    r"\b(?:must|has to|have to|tiene que|tienen que|debe|deben)\s+(?:(?:also|still|then|first|tambien|primero)\s+)?([a-z]+)",
+    r"\b(?:must|has to|have to|tiene que|tienen que|debe|deben|(?:is|are) (?:required|obligated) to|est[aá]n? obligad[oa]s? a)"
+    r"\s+(?:(?:also|still|then|first|tambien|primero)\s+)?([a-z]+)",
     _F,
 )
 _COPULA: Final = frozenset({"be", "ser", "estar", "have", "haber", "tener", "get"})
@@ -617,7 +621,7 @@ def _stance(t: str) -> Stance:  # noqa: PLR0911 - one return per kind of gate, i
 _POLAR_WORDS: Final = re.compile(
     r"\b(?:can|cannot|can't|may|must|eligible|ineligible|qualif\w*|allowed|entitled|barred|banned|prohibit\w*|requires?"
     r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right|ha(?:ve|s) to|needs? to"
-    r"|treated as|considered|considerad\w*|se considera|tratad\w* como"
+    r"|treated as|considered|considerad\w*|se considera|tratad\w* como|obligat\w*|obligad\w*|optional|opcional"
     r"|puede\w*|podr\w*|debe\w*|tiene\w* que|elegible\w*|calific\w*|permit\w*|prohib\w*|cuenta|requier\w*|devuelve\w*"
     r"|hasta|despu[eé]s|solo|s[oó]lo|derecho|decides? (?:if|whether)|decide si)\b",
     _F,
@@ -875,6 +879,20 @@ def _asserting(clause: str) -> bool:
     return _has_polarity(clause) or bool(quantities_in(clause)) or bool(_ZERO_COST.search(folded))
 
 
+def key_point_texts(points: Iterable[Mapping[str, object]]) -> tuple[str, ...]:
+    """The reviewed plain-language key points of an entry (en and es), as extra support texts.
+
+    They are reviewed restatements of the entry and the template drafter writes them verbatim, so a
+    faithful paraphrase finds its support here as it would in the summaries.
+    """
+    return tuple(
+        text.strip()
+        for point in points
+        for lang in ("en", "es")
+        if isinstance(text := point.get(lang), str) and text.strip()
+    )
+
+
 def entry_texts(record: EvidenceRecord) -> tuple[str, ...]:
     """The reviewed texts a claim may rest on: the source excerpt and the summaries (never the caveat)."""
     return tuple(t for t in (record.excerpt, record.summary, *record.summaries) if t)
@@ -1103,12 +1121,34 @@ def _clauses_finding(
         finding = _clause_finding(clause, spans, record, claim, units) or _gate_finding(clause, spans, record, claim)
         # The clause without its trailing condition may rest on another part of the entry ("The clerk can
         # refuse your case | if you file a Statement …"): it must agree with that part too.
-        main_spans = _candidates(_main_part(_LEADING_PHRASE.sub("", clause)), units)
-        if finding is None and main_spans and main_spans[0][2] != spans[0][2]:
-            finding = _clause_finding(clause, main_spans, record, claim, units)
+        main = _main_part(_LEADING_PHRASE.sub("", clause))
+        main_spans = _candidates(main, units)
+        if main_spans and main_spans[0][2] != spans[0][2]:
+            main_finding = _clause_finding(clause, main_spans, record, claim, units)
+            if finding is None:
+                finding = main_finding
+            elif main_finding is None and _polarity_only(finding) and _holds_predicate(main, main_spans[0][2]):
+                # "If your case was dismissed because …, the court may not charge a fee": the condition
+                # matched one sentence, the rule it states is another one, and that one agrees.
+                finding = None
         if finding is not None:
             return finding
     return _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
+
+
+_POLARITY_DETAILS: Final = frozenset({"says the opposite of the entry"})
+# The main predicate's support must hold most of what it says to outweigh a condition-matched span.
+MAIN_SUPPORT_COVERAGE: Final = 0.6
+
+
+def _polarity_only(finding: ClaimCheck) -> bool:
+    return finding.detail in _POLARITY_DETAILS
+
+
+def _holds_predicate(main: str, support: str) -> bool:
+    """The support span holds most of the content words of the clause's main predicate."""
+    coverage, shared = _score(content_stems(main), support)
+    return coverage >= MAIN_SUPPORT_COVERAGE and shared >= MIN_ENTRY_SHARED
 
 
 def check_claim_against(
