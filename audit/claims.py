@@ -739,6 +739,58 @@ _CONDITIONAL: Final = re.compile(
     r"|al menos)\b",
     _F,
 )
+# Who or what a rule covers, said as "all of them": "anyone with a felony", "any conviction", "todo hogar",
+# "ningún empleador". Such a claim needs the entry to say it of all too, not of some.
+_ALL_COVERED: Final = re.compile(
+    r"\b(?:anyone|anybody|everyone|everybody|no one|nobody|whoever"
+    r"|(?:all|every|any|no)\s+(?:\w+\s+)?(?:people|persons?|households?|applicants?|employers?|landlords?|crimes?"
+    r"|offen[cs]es?|convictions?|felon(?:y|ies)|misdemeanors?|cases?|arrests?|dismissals?|drug \w+|relatives?|members?)"
+    r"|no matter (?:how|what|which|when|who)|regardless of|at any time|ever been"
+    r"|cualquier(?:a)?\s+(?:\w+\s+)?(?:persona|hogar|delito|condena|arresto|empleador|familiar|caso|miembro)"
+    r"|tod[oa]s? (?:las? |los )?(?:personas?|hogar(?:es)?|empleador(?:es)?|solicitantes?|delitos?|condenas?)"
+    r"|ning[uú]n(?:a)?\s+(?:persona|empleador|hogar|delito|condena)|nadie|sin importar|alguna vez)\b",
+    _F,
+)
+# What limits whom a rule covers: "only", "if", "unless", "who …", "lifetime", "within a year", "directly".
+_LIMITED: Final = re.compile(
+    r"\b(?:only|unless|except|if|who|whose|lifetime|within|directly|certain|specific|solo|s[oó]lo|solamente"
+    r"|[uú]nicamente|salvo|excepto|a menos que|si|quien(?:es)?|de por vida|dentro de|directamente|cierto?s?|ciertas?"
+    r"|que (?:tenga|tengan|est[eé]n?|haya|hayan|sea|sean|viole|violen|cumpla|cumplan))\b",
+    _F,
+)
+
+
+# "a blanket ban on hiring anyone", "una regla de no contratar a nadie": the "all" is what a policy says,
+# not whom the rule covers.
+_POLICY_BEFORE: Final = re.compile(
+    r"\b(?:bans?|policy|policies|rules?|practices?|reglas?|pol[ií]ticas?|prohibici[oó]n|pr[aá]cticas?)\b[^,.;]{0,40}$",
+    _F,
+)
+
+
+def _covers_all(text: str) -> bool:
+    return any(not _POLICY_BEFORE.search(text[: m.start()]) for m in _ALL_COVERED.finditer(text))
+
+
+def _scope_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Anyone with a drug felony" against an entry whose matching text covers only some (only, if, who)."""
+    claim_f = fold(claim)
+    if not _covers_all(claim_f):
+        return None
+    spans = _candidates(claim, units)
+    if not spans:
+        return None
+    near = [span[2] for span in spans if span[0] >= NEAR_BEST * spans[0][0]]
+    if any(_ALL_COVERED.search(fold(unit)) for unit in near):
+        return None  # the entry says it of all as well
+    limited = next((unit for unit in near if _LIMITED.search(fold(unit))), None)
+    if limited is None:
+        return None
+    return ClaimCheck(
+        "contradicted", claim, record.slug, "says it of everyone; the entry limits whom it covers", limited
+    )
+
+
 # "as the only proof", "by itself": enough alone, where the entry asks for something more.
 _ALONE: Final = re.compile(
     r"\b(?:[uú]nic[oa]|only (?:proof|document|thing|id)|by itself|on its own|alone|por s[ií] sol[oa])\b", _F
@@ -1133,7 +1185,11 @@ def _clauses_finding(
                 finding = None
         if finding is not None:
             return finding
-    return _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
+    return (
+        _home_finding(claim, units, record)
+        or _requirement_finding(claim, units, record)
+        or _scope_finding(claim, units, record)
+    )
 
 
 _POLARITY_DETAILS: Final = frozenset({"says the opposite of the entry"})

@@ -224,3 +224,124 @@ def test_an_uncited_sentence_that_restates_an_entry_is_an_uncited_claim_unless_t
     assert "uncited_claim" not in check_draft(draft=paired, evidence=[PROBATION], context=ctx()).rules
     referral = "If you are not sure, the court clerk can tell you about reducing probation after two years."
     assert "uncited_claim" not in check_draft(draft=referral, evidence=[PROBATION], context=ctx()).rules
+
+
+EXPUNCTION_FEE = EvidenceRecord(
+    slug="tx-ccp-55a-203",
+    citation="Tex. Code Crim. Proc. art. 55A.203",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.55A.htm",
+    assertable=True,
+    summary="After a case is dismissed because the person completed a veterans treatment court or mental health court program, a district court may enter an expunction order within 30 days with the prosecutor's consent. The court may not charge a fee for this expunction.",
+    excerpt="",
+    summaries=(
+        "Después de que un caso se desestima porque la persona completó un programa de tribunal para veteranos o de salud mental, un tribunal de distrito puede dictar la orden de expunción dentro de 30 días con el consentimiento del fiscal. El tribunal no puede cobrar ninguna cuota por esta expunción.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "If your case was dismissed because you completed a veterans treatment court program, the court may not charge you any fee for that expunction",
+            "supported",
+        ),
+        (
+            "If your case was dismissed because you completed a veterans treatment court program, the court can charge you the usual fees for that expunction",
+            "contradicted",
+        ),
+        (
+            "Si su caso se desestimó porque terminó un programa de tribunal para veteranos, el tribunal no le puede cobrar ninguna cuota por la expunción",
+            "supported",
+        ),
+        (
+            "Si su caso se desestimó porque terminó un programa de tribunal para veteranos, el tribunal le puede cobrar una cuota por la expunción",
+            "contradicted",
+        ),
+    ],
+)
+def test_a_rule_is_compared_with_the_sentence_that_states_it_not_the_one_its_condition_matches(claim, outcome):
+    assert check_claim(claim, EXPUNCTION_FEE).outcome == outcome
+
+
+DISCLOSURE = EvidenceRecord(
+    slug="tx-gov-411-0755",
+    citation="Tex. Gov't Code § 411.0755",
+    url="https://statutes.capitol.texas.gov/Docs/GV/htm/GV.411.htm",
+    assertable=True,
+    summary="A person with an order of nondisclosure generally is not required to state on a job application that they were the subject of the criminal proceeding.",
+    excerpt="",
+    summaries=(
+        "Una persona con una orden de no divulgación por lo general no tiene que decir en una solicitud de empleo que estuvo en el proceso penal cubierto por esa orden.",
+    ),
+)
+PAROLE_FEE = EvidenceRecord(
+    slug="tx-gov-508-182",
+    citation="Tex. Gov't Code § 508.182",
+    url="https://statutes.capitol.texas.gov/Docs/GV/htm/GV.508.htm",
+    assertable=True,
+    summary="People on parole are required to pay a $10 supervision fee each month they are supervised.",
+    excerpt="",
+    summaries=("Las personas en libertad condicional deben pagar una cuota de supervisión de $10 cada mes.",),
+)
+
+
+def test_optional_and_obligated_are_read_as_modality_in_english_and_spanish():
+    assert (
+        check_claim("On parole, paying the monthly $10 supervision fee is optional", PAROLE_FEE).outcome
+        == "contradicted"
+    )
+    assert (
+        check_claim("On parole, you have to pay the $10 supervision fee each month", PAROLE_FEE).outcome == "supported"
+    )
+    assert check_claim("En libertad condicional, la cuota de supervisión de $10 es opcional", PAROLE_FEE).outcome == (
+        "contradicted"
+    )
+    obliged = (
+        "Con una orden de no divulgación, está obligado a decir en una solicitud de empleo que estuvo en el proceso"
+    )
+    assert check_claim(obliged, DISCLOSURE).outcome == "contradicted"
+    free = "Con una orden de no divulgación, por lo general no tiene que decir en una solicitud de empleo que estuvo en el proceso"
+    assert check_claim(free, DISCLOSURE).outcome == "supported"
+    judge = "Cuando cumple un tercio del plazo, el juez está obligado a terminar la probatoria"
+    assert check_claim(judge, PROBATION_ES).outcome == "contradicted"
+
+
+PROBATION_ES = EvidenceRecord(
+    slug="tx-ccp-42a-701",
+    citation="Tex. Code Crim. Proc. art. 42A.701",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.42A.htm",
+    assertable=True,
+    summary="Un juez puede reducir o terminar la probatoria cuando se ha cumplido bien un tercio del plazo o dos años (lo que sea menor).",
+    excerpt="",
+)
+SNAP_BAN = EvidenceRecord(
+    slug="tx-hrc-33-018",
+    citation="Tex. Hum. Res. Code § 33.018",
+    url="https://statutes.capitol.texas.gov/Docs/HR/htm/HR.33.htm",
+    assertable=True,
+    summary="The SNAP ban lasts two years for a person with a drug felony who violates a condition of parole or probation.",
+    excerpt="",
+    summaries=(
+        "La prohibición de SNAP dura dos años solo para una persona con un delito grave de drogas que viola una condición de su libertad condicional.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("Anyone with a drug felony is banned from SNAP for two years", "contradicted"),
+        (
+            "A person with a drug felony who violates a condition of parole is banned from SNAP for two years",
+            "supported",
+        ),
+        ("Cualquier persona con un delito grave de drogas pierde SNAP por dos años", "contradicted"),
+        (
+            "Una persona con un delito grave de drogas que viola una condición de su libertad condicional pierde SNAP por dos años",
+            "supported",
+        ),
+    ],
+)
+def test_a_claim_about_everyone_needs_an_entry_that_does_not_limit_whom_it_covers(claim, outcome):
+    assert check_claim(claim, SNAP_BAN).outcome == outcome
