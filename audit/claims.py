@@ -920,10 +920,19 @@ def clauses_of(text: str, *, claim: bool = False) -> list[str]:
     """Split a sentence (or an entry text) into clauses: the unit the checker compares."""
     parts: list[str] = []
     for sentence in sentences_of(text):
-        for chunk in _CLAUSE_BREAK.split(sentence):
+        # "If it did not do that and then rejects you, it must …": a leading condition runs to its comma,
+        # so its "and then" does not start a clause of its own.
+        lead = _CONDITION_HEAD.match(sentence)
+        chunks = _CLAUSE_BREAK.split(sentence[lead.end() :] if lead else sentence)
+        if lead and chunks:
+            chunks[0] = sentence[: lead.end()] + " " + (chunks[0] or "")
+        for chunk in chunks:
             pieces = _RELATIVE_BREAK.split(chunk) if claim and chunk else [chunk]
             parts.extend(c.strip(" ,.") for c in pieces if c and c.strip(" ,."))
     return parts
+
+
+_CONDITION_HEAD: Final = re.compile(r"^\W*(?:if|when|whenever|si|cuando)\b[^,;:]{0,120},", _F)
 
 
 def _asserting(clause: str) -> bool:
@@ -1041,9 +1050,51 @@ def _clause_finding(
         reason = _compare(claim_stance, support_stance)
         if reason:
             return ClaimCheck("contradicted", claim, record.slug, reason, support)
-    reason = _condition_conflict(clause, support)
+    reason = _condition_conflict(clause, support) or _opposite_action(clause, support)
     if reason:
         return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    return None
+
+
+# Actions that undo each other: keeping the fee is not returning it, selling on is not stopping, leaving a
+# voter on the roll is not cancelling the registration. (Deny/grant is polarity's job: "deny" is negative.)
+_OPPOSITE_ACTIONS: Final = (
+    (
+        re.compile(
+            r"\bkeeps?\b(?! (?:selling|sharing|reporting|using))|\bkept\b|\bretain\w*|\bqued\w*(?:se)? con\b|\bconserv\w*",
+            _F,
+        ),
+        re.compile(
+            r"\breturn\w*|\brefund\w*|\bgive\w* (?:\w+ )?back|\bowed (?:\w+ ){0,4}back|\bdevolv\w*|\bdevuelv\w*|\breembols\w*",
+            _F,
+        ),
+    ),
+    (
+        re.compile(
+            r"\bkeeps? (?:selling|sharing|reporting|using)|\bcontinu\w+|\bseguir (?:vendiendo|compartiendo)", _F
+        ),
+        re.compile(r"\bstop\w*|\bceas\w*|\bdestroy\w*|\bdestru\w*|\bdej\w* de\b|\bdelet\w*|\bborr\w*", _F),
+    ),
+    (
+        re.compile(
+            r"\bleave\w* (?:\w+ )?(?:registered|on the (?:roll|list))|\bdej\w* inscrit\w*|\bmanten\w* inscrit\w*", _F
+        ),
+        re.compile(
+            r"\bcancel\w*|\bdar(?:le|te)? de baja|\bda[ns]? de baja|\bremov\w* (?:\w+ )?from the (?:roll|list)", _F
+        ),
+    ),
+)
+
+
+def _opposite_action(claim: str, support: str) -> str | None:
+    """The claim does, unnegated, the action that undoes what its support span says must or may be done."""
+    main, support_main = _main_part(fold(claim)), _main_part(fold(support))
+    if _negated(main) or _negated(support_main):
+        return None
+    for one, other in _OPPOSITE_ACTIONS:
+        for said, undone in ((one, other), (other, one)):
+            if said.search(main) and undone.search(support_main) and not said.search(support_main):
+                return "states the action that undoes what the entry says (keep for return, go on for stop)"
     return None
 
 

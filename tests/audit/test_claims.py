@@ -345,3 +345,27 @@ SNAP_BAN = EvidenceRecord(
 )
 def test_a_claim_about_everyone_needs_an_entry_that_does_not_limit_whom_it_covers(claim, outcome):
     assert check_claim(claim, SNAP_BAN).outcome == outcome
+
+
+APPLICATION_FEE = EvidenceRecord(
+    slug="tx-prop-92-3515",
+    citation="Tex. Prop. Code § 92.3515",
+    url="https://statutes.capitol.texas.gov/Docs/PR/htm/PR.92.htm",
+    assertable=True,
+    summary="If the landlord did not do this and rejects the applicant, the application fee and deposit must be returned.",
+    excerpt="",
+    summaries=("Si no lo hizo y rechaza al solicitante, debe devolver la cuota de solicitud y el depósito.",),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("If it did not do that and then rejects you, it must return your application fee and deposit", "supported"),
+        ("If it did not do that and then rejects you, it can keep your application fee and deposit", "contradicted"),
+        ("Si no lo hizo y luego lo rechaza, tiene que devolverle la cuota de solicitud y el depósito", "supported"),
+        ("Si no lo hizo y luego lo rechaza, puede quedarse con su cuota de solicitud y su depósito", "contradicted"),
+    ],
+)
+def test_a_leading_condition_stays_whole_and_an_undoing_action_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, APPLICATION_FEE).outcome == outcome
