@@ -762,6 +762,36 @@ _LIMITED: Final = re.compile(
 
 # "a blanket ban on hiring anyone", "una regla de no contratar a nadie": the "all" is what a policy says,
 # not whom the rule covers.
+# "even if you are locked up for not paying support", "aunque el tribunal le haya ordenado supervisión": the
+# claim says the rule holds in that case too, so the entry must not set that case apart.
+_CONCESSION: Final = re.compile(
+    r"\b(?:even if|even when|even while|aunque|aun si|aun cuando|incluso si)\b([^,;.]*)", _F
+)
+_EXCLUSION: Final = re.compile(
+    r"\b(?:except|unless|other than|excluded|excludes?|does not apply|doesn't apply|not apply|not if|salvo|excepto"
+    r"|a menos que|se excluyen?|excluid\w*|no se aplica|no aplica|no si)\b",
+    _F,
+)
+CONCESSION_SHARED: Final = 2
+
+
+def _concession_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Even if X" against an entry that names X as an exception (unless, except, does not apply, salvo)."""
+    claim_f = fold(claim)
+    for m in _CONCESSION.finditer(claim_f):
+        rest = claim_f[: m.start()] + claim_f[m.end() :]
+        wanted = content_stems(m.group(1))
+        if len(wanted) < CONCESSION_SHARED or _negated(_main_part(rest)):
+            continue
+        for unit in units:
+            unit_f = fold(unit)
+            if _EXCLUSION.search(unit_f) and len(wanted & content_stems(unit_f)) >= CONCESSION_SHARED:
+                return ClaimCheck(
+                    "contradicted", claim, record.slug, "says it holds even in a case the entry excludes", unit
+                )
+    return None
+
+
 _POLICY_BEFORE: Final = re.compile(
     r"\b(?:bans?|policy|policies|rules?|practices?|reglas?|pol[ií]ticas?|prohibici[oó]n|pr[aá]cticas?)\b[^,.;]{0,40}$",
     _F,
@@ -1240,6 +1270,7 @@ def _clauses_finding(
         _home_finding(claim, units, record)
         or _requirement_finding(claim, units, record)
         or _scope_finding(claim, units, record)
+        or _concession_finding(claim, units, record)
     )
 
 

@@ -369,3 +369,41 @@ APPLICATION_FEE = EvidenceRecord(
 )
 def test_a_leading_condition_stays_whole_and_an_undoing_action_is_a_contradiction(claim, outcome):
     assert check_claim(claim, APPLICATION_FEE).outcome == outcome
+
+
+SUPPORT_REVIEW = EvidenceRecord(
+    slug="tx-fam-231-1015",
+    citation="Tex. Fam. Code § 231.1015",
+    url="https://statutes.capitol.texas.gov/Docs/FA/htm/FA.231.htm",
+    assertable=True,
+    summary="When the agency verifies that a parent who owes support is confined for at least 180 days in a row, it must review the support order. This does not apply if the confinement is for not paying support.",
+    excerpt="",
+    summaries=(
+        "Cuando la agencia confirma que un padre que debe manutención está encerrado por lo menos 180 días seguidos, debe revisar la orden. No se aplica si el encierro es por no pagar manutención.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "Once you are confined at least 180 days, the agency must review your order, even if you are locked up for not paying support",
+            "contradicted",
+        ),
+        (
+            "Once you are confined at least 180 days, the agency must review your order, even if you owe support to several children",
+            "supported",
+        ),
+        (
+            "Si está encerrado por lo menos 180 días seguidos, la agencia debe revisar la orden, aunque el encierro sea por no pagar manutención",
+            "contradicted",
+        ),
+        (
+            "Si está encerrado por lo menos 180 días seguidos, la agencia debe revisar la orden de manutención",
+            "supported",
+        ),
+    ],
+)
+def test_even_if_a_case_the_entry_excludes_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, SUPPORT_REVIEW).outcome == outcome
