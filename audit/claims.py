@@ -253,6 +253,11 @@ _WORD_NUMBER: Final = re.compile(
 )
 _DIGITS: Final = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th|o|a)?\b")
 _WEAK_NUMBER_WORDS: Final = frozenset({"one", "un", "una", "uno", "first", "second", "once"})
+# "cualquiera de los dos padres", "either of the two parents": "both", not a number the rule sets.
+_BOTH: Final = re.compile(
+    r"\b(?:(?:de |a )?(?:los|las) dos|(?:of )?the two)\b(?![- ]?(?:days?|weeks?|months?|years?|dias|semanas|meses|anos))",
+    _F,
+)
 
 
 # "one-third", "half", "un tercio", "la mitad": fractions of a term are numbers too ("after half of it" is not
@@ -274,8 +279,12 @@ _UNIT_CLASS: Final = (
 )
 
 
+# "48 straight hours", "two full days", "30 consecutive days": the unit after its adjective.
+_UNIT_ADJECTIVE: Final = re.compile(r"^(?:full|straight|whole|consecutive|continuous|calendar|business)\s+")
+
+
 def _unit_after(folded: str, end: int) -> str | None:
-    rest = folded[end : end + 40].lstrip(" -")
+    rest = _UNIT_ADJECTIVE.sub("", folded[end : end + 40].lstrip(" -"))
     for pattern, unit in _UNIT_CLASS:
         if pattern.match(rest):
             return unit
@@ -291,6 +300,7 @@ def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
         value = next(v for k, v in _FRACTION_VALUE.items() if k in m.group(0).lower())
         found.add((2 / 3 if m.group(0).lower().startswith("two") or "dos" in m.group(0).lower() else value, "fraction"))
     folded = _FRACTION.sub(lambda m: " " * len(m.group(0)), folded)
+    folded = _BOTH.sub(lambda m: " " * len(m.group(0)), folded)
     for m in _DIGITS.finditer(folded):
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
@@ -315,11 +325,23 @@ def _quantity_stated(quantity: tuple[float, str | None], stated: frozenset[tuple
     """A claimed number is stated when the text has it counting the same thing (or with no unit said)."""
     value, unit = quantity
     units = {u for v, u in stated if abs(v - value) < 1e-6}
-    return bool(units) and (unit is None or None in units or unit in units)
+    if bool(units) and (unit is None or None in units or unit in units):
+        return True
+    # "two full days (48 hours)", "12 months": the same duration said in another unit is the same number.
+    if unit in _IN_HOURS:
+        hours = value * _IN_HOURS[unit]
+        return any(u in _IN_HOURS and abs(v * _IN_HOURS[u] - hours) < 1e-6 for v, u in stated)
+    return False
+
+
+# Exact conversions only (a month is not a fixed number of days, but twelve of them are a year).
+_IN_HOURS: Final = {"hour": 1.0, "day": 24.0, "week": 168.0, "month": 730.0, "year": 8760.0}
 
 
 _ZERO_COST: Final = re.compile(
-    r"\bfree\b|\bno (?:fee|cost|charge)\b|\bat no (?:cost|charge)\b|\bwithout (?:a )?(?:fee|cost|charge)\b|\bcosts? nothing\b"
+    # "no charge was ever filed" is a criminal charge, not a price
+    r"\bfree\b|\bno (?:fee|cost|charge)\b(?! (?:was|were|is|has|had|filed|pending|ever))|\bat no (?:cost|charge)\b"
+    r"|\bwithout (?:a )?(?:fee|cost|charge)\b(?! (?:being|filed|pending))|\bcosts? nothing\b"
     r"|\bnothing to pay\b|\bwaive[sd]?\b|\bexempt\w*\b|\$\s?0\b|\bgratis\b|\bgratuit\w*|\bsin (?:costo|cargo|cobro)\b"
     r"|\bno cuesta nada\b|\bno (?:se )?cobra\w*\b|\bexent\w*",
     _F,
@@ -1050,6 +1072,32 @@ def _number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimChec
     return None
 
 
+# "180 days for a Class C misdemeanor, one year for a Class A or B misdemeanor": each number belongs to its case.
+_PAIRED_QUANTITY: Final = re.compile(
+    r"\b((?:\d+|[a-z]+)[- ](?:days?|weeks?|months?|years?|dias|semanas|meses|anos))\s+(?:for|para)\s+"
+    r"(?:an? |the |un |una |el |la |los |las )?([^,;.()]{3,40}?)(?=\s*(?:,|;|\.|\band\b|\by\b|\bor sooner\b|$))",
+    _F,
+)
+
+
+def _paired_number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimCheck | None:
+    """A number the entry gives for one case, claimed for another case the entry gives its own number."""
+    pairs = [(quantities_in(m.group(1)), fold(m.group(2)).strip()) for m in _PAIRED_QUANTITY.finditer(fold(whole))]
+    claim_f = fold(claim)
+    named = [(q, case) for q, case in pairs if q and re.search(rf"\b{re.escape(case)}\b", claim_f)]
+    if len(pairs) < 2 or not named:  # a number can only belong to "another case" among two or more
+        return None
+    claimed = _time_quantities(claim_f)
+    for quantity in claimed:
+        if not any(_quantity_stated(quantity, q) for q, _ in named) and any(
+            _quantity_stated(quantity, q) for q, _ in pairs
+        ):
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "gives the number the entry sets for another case", ""
+            )
+    return None
+
+
 def _clause_finding(
     clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str, units: Sequence[str] = ()
 ) -> ClaimCheck | None:
@@ -1211,7 +1259,11 @@ def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> Claim
     language = language_of(claim)
     texts = tuple(t for t in all_texts if language_of(t) == language)
     whole = " ".join(all_texts)
-    number = _number_finding(claim, record, whole) or _entry_finding(claim, record)
+    number = (
+        _number_finding(claim, record, whole)
+        or _paired_number_finding(claim, record, whole)
+        or _entry_finding(claim, record)
+    )
     if number is not None:
         return number
     quoted = bool(quote) and quote_in(quote, all_texts)

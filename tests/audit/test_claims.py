@@ -407,3 +407,75 @@ SUPPORT_REVIEW = EvidenceRecord(
 )
 def test_even_if_a_case_the_entry_excludes_is_a_contradiction(claim, outcome):
     assert check_claim(claim, SUPPORT_REVIEW).outcome == outcome
+
+
+WAITING = EvidenceRecord(
+    slug="tx-ccp-55a-052",
+    citation="Tex. Code Crim. Proc. art. 55A.052",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.55A.htm",
+    assertable=True,
+    summary="If no charging document was filed after an arrest, the person can seek expunction after a waiting period: 180 days for a Class C misdemeanor, one year for a Class A or B misdemeanor, and three years for a felony.",
+    excerpt="",
+    summaries=(
+        "Si no se presentó acusación después del arresto, la persona puede pedir la expunción después de una espera: 180 días para un delito menor Clase C, un año para un delito menor Clase A o B, y tres años para un delito grave.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "If you were arrested for a Class C misdemeanor and no charge was filed, you can ask for an expunction after 180 days",
+            "supported",
+        ),
+        (
+            "If you were arrested for a Class C misdemeanor and no charge was filed, you have to wait one year to ask for an expunction",
+            "contradicted",
+        ),
+        (
+            "Si lo arrestaron por un delito menor Clase C y no se presentó acusación, puede pedir la expunción después de 180 días",
+            "supported",
+        ),
+        (
+            "Si lo arrestaron por un delito menor Clase C y no se presentó acusación, tiene que esperar un año para pedir la expunción",
+            "contradicted",
+        ),
+    ],
+)
+def test_a_number_the_entry_gives_for_another_case_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, WAITING).outcome == outcome
+
+
+def test_a_criminal_charge_is_not_a_price_and_a_duration_may_be_said_in_another_unit():
+    assert check_claim(
+        "If no charge was ever filed, you can ask for an expunction after three years for a felony", WAITING
+    ).outcome == ("supported")
+    registry = EvidenceRecord(
+        "tx-ccp-62-059",
+        "Tex. Code Crim. Proc. art. 62.059",
+        "u",
+        True,
+        summary="A registrant who spends more than 48 straight hours in another county must report it to the police there.",
+        summaries=(
+            "Una persona registrada que pasa más de 48 horas seguidas en otro condado debe reportarlo a la policía de ese lugar.",
+        ),
+    )
+    assert (
+        check_claim(
+            "If you spend more than two full days in another county, you must report it to the police there", registry
+        ).outcome
+        == "supported"
+    )
+    assert (
+        check_claim(
+            "Si pasa más de dos días completos seguidos en otro condado, debe reportarlo a la policía", registry
+        ).outcome
+        == "supported"
+    )
+    assert (
+        check_claim("Si pasa más de tres días seguidos en otro condado, debe reportarlo a la policía", registry).outcome
+        == "contradicted"
+    )
+    assert numbers_in("Cualquiera de los dos padres puede pedir la revisión") == frozenset()
+    assert numbers_in("Los dos años de espera") == frozenset({2.0})
