@@ -17,7 +17,7 @@ which sends the draft back for a revision, then to a handoff. It never needs a m
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final, Literal
@@ -990,20 +990,6 @@ _CONDITION_HEAD: Final = re.compile(r"^\W*(?:if|when|whenever|si|cuando)\b[^,;:]
 def _asserting(clause: str) -> bool:
     folded = fold(clause)
     return _has_polarity(clause) or bool(quantities_in(clause)) or bool(_ZERO_COST.search(folded))
-
-
-def key_point_texts(points: Iterable[Mapping[str, object]]) -> tuple[str, ...]:
-    """The reviewed plain-language key points of an entry (en and es), as extra support texts.
-
-    They are reviewed restatements of the entry and the template drafter writes them verbatim, so a
-    faithful paraphrase finds its support here as it would in the summaries.
-    """
-    return tuple(
-        text.strip()
-        for point in points
-        for lang in ("en", "es")
-        if isinstance(text := point.get(lang), str) and text.strip()
-    )
 
 
 def entry_texts(record: EvidenceRecord) -> tuple[str, ...]:
