@@ -765,7 +765,7 @@ _CONDITIONAL: Final = re.compile(
 # "ningún empleador". Such a claim needs the entry to say it of all too, not of some.
 _ALL_COVERED: Final = re.compile(
     r"\b(?:anyone|anybody|everyone|everybody|no one|nobody|whoever"
-    r"|(?:all|every|any|no)\s+(?:\w+\s+)?(?:people|persons?|households?|applicants?|employers?|landlords?|crimes?"
+    r"|(?:all|every|any)\s+(?:\w+\s+)?(?:people|persons?|households?|applicants?|employers?|landlords?|crimes?"
     r"|offen[cs]es?|convictions?|felon(?:y|ies)|misdemeanors?|cases?|arrests?|dismissals?|drug \w+|relatives?|members?)"
     r"|no matter (?:how|what|which|when|who)|regardless of|at any time|ever been"
     r"|cualquier(?:a)?\s+(?:\w+\s+)?(?:persona|hogar|delito|condena|arresto|empleador|familiar|caso|miembro)"
@@ -820,8 +820,15 @@ _POLICY_BEFORE: Final = re.compile(
 )
 
 
+# "any crime that needs registration": a relative clause right after the "all" is the limit itself.
+_RELATIVE_AFTER: Final = re.compile(r"^\s+(?:that|which|who|whose|que|quien(?:es)?)\b", _F)
+
+
 def _covers_all(text: str) -> bool:
-    return any(not _POLICY_BEFORE.search(text[: m.start()]) for m in _ALL_COVERED.finditer(text))
+    return any(
+        not _POLICY_BEFORE.search(text[: m.start()]) and not _RELATIVE_AFTER.match(text[m.end() :])
+        for m in _ALL_COVERED.finditer(text)
+    )
 
 
 def _scope_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
