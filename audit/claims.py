@@ -72,7 +72,7 @@ _STOP: Final = frozenset(
     these those there their they them he she his her you your yours we our us i me my who whom which what when where
     while how than then so such not no nor do does did done has have had having can could may might must shall should
     will would also any all each every some more most other only own same very just about into over under up down out
-    per via s t after before until once while during right away get gets got despues antes hasta mientras durante
+    per via s t after before until once while during right away get gets got though although despues antes hasta mientras durante
     el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
     puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti""".split()
@@ -122,7 +122,9 @@ def stem(word: str) -> str:
     """A crude en/es stem: enough to match "voter"/"vote"/"votar", "sentence"/"sentencia"."""
     w = _SYNONYMS.get(word, word)
     w = _ENCLITIC.sub("", w) if len(w) > 6 else w  # "cobrarle" is "cobrar"
-    if w.endswith("ies") and len(w) > 4:
+    if w.endswith("ees") and len(w) > 3:  # "fees" is "fee", not "fe"
+        w = w[:-1]
+    elif w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "i"
     elif w.endswith("y") and len(w) > 3:
         w = w[:-1] + "i"
@@ -251,6 +253,11 @@ _WORD_NUMBER: Final = re.compile(
 )
 _DIGITS: Final = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th|o|a)?\b")
 _WEAK_NUMBER_WORDS: Final = frozenset({"one", "un", "una", "uno", "first", "second", "once"})
+# "cualquiera de los dos padres", "either of the two parents": "both", not a number the rule sets.
+_BOTH: Final = re.compile(
+    r"\b(?:(?:de |a )?(?:los|las) dos|(?:of )?the two)\b(?![- ]?(?:days?|weeks?|months?|years?|dias|semanas|meses|anos))",
+    _F,
+)
 
 
 # "one-third", "half", "un tercio", "la mitad": fractions of a term are numbers too ("after half of it" is not
@@ -272,8 +279,12 @@ _UNIT_CLASS: Final = (
 )
 
 
+# "48 straight hours", "two full days", "30 consecutive days": the unit after its adjective.
+_UNIT_ADJECTIVE: Final = re.compile(r"^(?:full|straight|whole|consecutive|continuous|calendar|business)\s+")
+
+
 def _unit_after(folded: str, end: int) -> str | None:
-    rest = folded[end : end + 40].lstrip(" -")
+    rest = _UNIT_ADJECTIVE.sub("", folded[end : end + 40].lstrip(" -"))
     for pattern, unit in _UNIT_CLASS:
         if pattern.match(rest):
             return unit
@@ -289,6 +300,7 @@ def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
         value = next(v for k, v in _FRACTION_VALUE.items() if k in m.group(0).lower())
         found.add((2 / 3 if m.group(0).lower().startswith("two") or "dos" in m.group(0).lower() else value, "fraction"))
     folded = _FRACTION.sub(lambda m: " " * len(m.group(0)), folded)
+    folded = _BOTH.sub(lambda m: " " * len(m.group(0)), folded)
     for m in _DIGITS.finditer(folded):
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
@@ -313,11 +325,23 @@ def _quantity_stated(quantity: tuple[float, str | None], stated: frozenset[tuple
     """A claimed number is stated when the text has it counting the same thing (or with no unit said)."""
     value, unit = quantity
     units = {u for v, u in stated if abs(v - value) < 1e-6}
-    return bool(units) and (unit is None or None in units or unit in units)
+    if bool(units) and (unit is None or None in units or unit in units):
+        return True
+    # "two full days (48 hours)", "12 months": the same duration said in another unit is the same number.
+    if unit in _IN_HOURS:
+        hours = value * _IN_HOURS[unit]
+        return any(u in _IN_HOURS and abs(v * _IN_HOURS[u] - hours) < 1e-6 for v, u in stated)
+    return False
+
+
+# Exact conversions only (a month is not a fixed number of days, but twelve of them are a year).
+_IN_HOURS: Final = {"hour": 1.0, "day": 24.0, "week": 168.0, "month": 730.0, "year": 8760.0}
 
 
 _ZERO_COST: Final = re.compile(
-    r"\bfree\b|\bno (?:fee|cost|charge)\b|\bat no (?:cost|charge)\b|\bwithout (?:a )?(?:fee|cost|charge)\b|\bcosts? nothing\b"
+    # "no charge was ever filed" is a criminal charge, not a price
+    r"\bfree\b|\bno (?:fee|cost|charge)\b(?! (?:was|were|is|has|had|filed|pending|ever))|\bat no (?:cost|charge)\b"
+    r"|\bwithout (?:a )?(?:fee|cost|charge)\b(?! (?:being|filed|pending))|\bcosts? nothing\b"
     r"|\bnothing to pay\b|\bwaive[sd]?\b|\bexempt\w*\b|\$\s?0\b|\bgratis\b|\bgratuit\w*|\bsin (?:costo|cargo|cobro)\b"
     r"|\bno cuesta nada\b|\bno (?:se )?cobra\w*\b|\bexent\w*",
     _F,
@@ -344,6 +368,7 @@ _PLAIN_NO: Final = re.compile(r"\bno\b(?! (?:divulgaci\w*|contest))", _F)
 # "not required", "doesn't have to", "without a hearing", "no tiene que": optional, not forbidden.
 _OPTIONAL: Final = re.compile(
     r"\b(?:is|are|be)\s+not\s+(?:required|necessary|needed)\b|\b(?:isn't|aren't)\s+(?:required|necessary|needed)\b"
+    r"|\b(?:optional|voluntary|opcional|voluntari[oa])\b"
     r"|\b(?:does|do)\s+not\s+(?:have|need)\s+to\b|\b(?:doesn't|don't)\s+(?:have|need)\s+to\b|\bno need to\b"
     r"|\b(?:without|with no)\s+(?:a|an|one|any)\s+\w+|\bno (?:tiene|tienes|tienen|necesita|necesitas|necesitan) que\b"
     r"|\bno (?:est[aá]n?|estas) obligad\w*|\bno hace falta\b|\bno (?:es|son) necesari\w*|\bsin (?:una?|ninguna?)\s+\w+",
@@ -531,7 +556,8 @@ _DISCRETION: Final = re.compile(
     _F,
 )
 _OBLIGED: Final = re.compile(
-    r"\b(?:must|has to|have to|tiene que|tienen que|debe|deben)\s+(?:(?:also|still|then|first|tambien|primero)\s+)?([a-z]+)",
+    r"\b(?:must|has to|have to|tiene que|tienen que|debe|deben|(?:is|are) (?:required|obligated) to|est[aá]n? obligad[oa]s? a)"
+    r"\s+(?:(?:also|still|then|first|tambien|primero)\s+)?([a-z]+)",
     _F,
 )
 _COPULA: Final = frozenset({"be", "ser", "estar", "have", "haber", "tener", "get"})
@@ -617,7 +643,7 @@ def _stance(t: str) -> Stance:  # noqa: PLR0911 - one return per kind of gate, i
 _POLAR_WORDS: Final = re.compile(
     r"\b(?:can|cannot|can't|may|must|eligible|ineligible|qualif\w*|allowed|entitled|barred|banned|prohibit\w*|requires?"
     r"|required|counts?|restor\w*|lets?|allows?|bars?|get|gets|vote|until|after|only|right|ha(?:ve|s) to|needs? to"
-    r"|treated as|considered|considerad\w*|se considera|tratad\w* como"
+    r"|treated as|considered|considerad\w*|se considera|tratad\w* como|obligat\w*|obligad\w*|optional|opcional"
     r"|puede\w*|podr\w*|debe\w*|tiene\w* que|elegible\w*|calific\w*|permit\w*|prohib\w*|cuenta|requier\w*|devuelve\w*"
     r"|hasta|despu[eé]s|solo|s[oó]lo|derecho|decides? (?:if|whether)|decide si)\b",
     _F,
@@ -735,6 +761,95 @@ _CONDITIONAL: Final = re.compile(
     r"|al menos)\b",
     _F,
 )
+# Who or what a rule covers, said as "all of them": "anyone with a felony", "any conviction", "todo hogar",
+# "ningún empleador". Such a claim needs the entry to say it of all too, not of some.
+_ALL_COVERED: Final = re.compile(
+    r"\b(?:anyone|anybody|everyone|everybody|no one|nobody|whoever"
+    r"|(?:all|every|any)\s+(?:\w+\s+)?(?:people|persons?|households?|applicants?|employers?|landlords?|crimes?"
+    r"|offen[cs]es?|convictions?|felon(?:y|ies)|misdemeanors?|cases?|arrests?|dismissals?|drug \w+|relatives?|members?)"
+    r"|no matter (?:how|what|which|when|who)|regardless of|at any time|ever been"
+    r"|cualquier(?:a)?\s+(?:\w+\s+)?(?:persona|hogar|delito|condena|arresto|empleador|familiar|caso|miembro)"
+    r"|tod[oa]s? (?:las? |los )?(?:personas?|hogar(?:es)?|empleador(?:es)?|solicitantes?|delitos?|condenas?)"
+    r"|ning[uú]n(?:a)?\s+(?:persona|empleador|hogar|delito|condena)|nadie|sin importar|alguna vez)\b",
+    _F,
+)
+# What limits whom a rule covers: "only", "if", "unless", "who …", "lifetime", "within a year", "directly".
+_LIMITED: Final = re.compile(
+    r"\b(?:only|unless|except|if|who|whose|lifetime|within|directly|certain|specific|solo|s[oó]lo|solamente"
+    r"|[uú]nicamente|salvo|excepto|a menos que|si|quien(?:es)?|de por vida|dentro de|directamente|cierto?s?|ciertas?"
+    r"|que (?:tenga|tengan|est[eé]n?|haya|hayan|sea|sean|viole|violen|cumpla|cumplan))\b",
+    _F,
+)
+
+
+# "a blanket ban on hiring anyone", "una regla de no contratar a nadie": the "all" is what a policy says,
+# not whom the rule covers.
+# "even if you are locked up for not paying support", "aunque el tribunal le haya ordenado supervisión": the
+# claim says the rule holds in that case too, so the entry must not set that case apart.
+_CONCESSION: Final = re.compile(
+    r"\b(?:even if|even when|even while|aunque|aun si|aun cuando|incluso si)\b([^,;.]*)", _F
+)
+_EXCLUSION: Final = re.compile(
+    r"\b(?:except|unless|other than|excluded|excludes?|does not apply|doesn't apply|not apply|not if|salvo|excepto"
+    r"|a menos que|se excluyen?|excluid\w*|no se aplica|no aplica|no si)\b",
+    _F,
+)
+CONCESSION_SHARED: Final = 2
+
+
+def _concession_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Even if X" against an entry that names X as an exception (unless, except, does not apply, salvo)."""
+    claim_f = fold(claim)
+    for m in _CONCESSION.finditer(claim_f):
+        rest = claim_f[: m.start()] + claim_f[m.end() :]
+        wanted = content_stems(m.group(1))
+        if len(wanted) < CONCESSION_SHARED or _negated(_main_part(rest)):
+            continue
+        for unit in units:
+            unit_f = fold(unit)
+            if _EXCLUSION.search(unit_f) and len(wanted & content_stems(unit_f)) >= CONCESSION_SHARED:
+                return ClaimCheck(
+                    "contradicted", claim, record.slug, "says it holds even in a case the entry excludes", unit
+                )
+    return None
+
+
+_POLICY_BEFORE: Final = re.compile(
+    r"\b(?:bans?|policy|policies|rules?|practices?|reglas?|pol[ií]ticas?|prohibici[oó]n|pr[aá]cticas?)\b[^,.;]{0,40}$",
+    _F,
+)
+
+
+# "any crime that needs registration": a relative clause right after the "all" is the limit itself.
+_RELATIVE_AFTER: Final = re.compile(r"^\s+(?:that|which|who|whose|que|quien(?:es)?)\b", _F)
+
+
+def _covers_all(text: str) -> bool:
+    return any(
+        not _POLICY_BEFORE.search(text[: m.start()]) and not _RELATIVE_AFTER.match(text[m.end() :])
+        for m in _ALL_COVERED.finditer(text)
+    )
+
+
+def _scope_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Anyone with a drug felony" against an entry whose matching text covers only some (only, if, who)."""
+    claim_f = fold(claim)
+    if not _covers_all(claim_f):
+        return None
+    spans = _candidates(claim, units)
+    if not spans:
+        return None
+    near = [span[2] for span in spans if span[0] >= NEAR_BEST * spans[0][0]]
+    if any(_ALL_COVERED.search(fold(unit)) for unit in near):
+        return None  # the entry says it of all as well
+    limited = next((unit for unit in near if _LIMITED.search(fold(unit))), None)
+    if limited is None:
+        return None
+    return ClaimCheck(
+        "contradicted", claim, record.slug, "says it of everyone; the entry limits whom it covers", limited
+    )
+
+
 # "as the only proof", "by itself": enough alone, where the entry asks for something more.
 _ALONE: Final = re.compile(
     r"\b(?:[uú]nic[oa]|only (?:proof|document|thing|id)|by itself|on its own|alone|por s[ií] sol[oa])\b", _F
@@ -864,10 +979,19 @@ def clauses_of(text: str, *, claim: bool = False) -> list[str]:
     """Split a sentence (or an entry text) into clauses: the unit the checker compares."""
     parts: list[str] = []
     for sentence in sentences_of(text):
-        for chunk in _CLAUSE_BREAK.split(sentence):
+        # "If it did not do that and then rejects you, it must …": a leading condition runs to its comma,
+        # so its "and then" does not start a clause of its own.
+        lead = _CONDITION_HEAD.match(sentence)
+        chunks = _CLAUSE_BREAK.split(sentence[lead.end() :] if lead else sentence)
+        if lead and chunks:
+            chunks[0] = sentence[: lead.end()] + " " + (chunks[0] or "")
+        for chunk in chunks:
             pieces = _RELATIVE_BREAK.split(chunk) if claim and chunk else [chunk]
             parts.extend(c.strip(" ,.") for c in pieces if c and c.strip(" ,."))
     return parts
+
+
+_CONDITION_HEAD: Final = re.compile(r"^\W*(?:if|when|whenever|si|cuando)\b[^,;:]{0,120},", _F)
 
 
 def _asserting(clause: str) -> bool:
@@ -941,6 +1065,32 @@ def _number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimChec
     return None
 
 
+# "180 days for a Class C misdemeanor, one year for a Class A or B misdemeanor": each number belongs to its case.
+_PAIRED_QUANTITY: Final = re.compile(
+    r"\b((?:\d+|[a-z]+)[- ](?:days?|weeks?|months?|years?|dias|semanas|meses|anos))\s+(?:for|para)\s+"
+    r"(?:an? |the |un |una |el |la |los |las )?([^,;.()]{3,40}?)(?=\s*(?:,|;|\.|\band\b|\by\b|\bor sooner\b|$))",
+    _F,
+)
+
+
+def _paired_number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimCheck | None:
+    """A number the entry gives for one case, claimed for another case the entry gives its own number."""
+    pairs = [(quantities_in(m.group(1)), fold(m.group(2)).strip()) for m in _PAIRED_QUANTITY.finditer(fold(whole))]
+    claim_f = fold(claim)
+    named = [(q, case) for q, case in pairs if q and re.search(rf"\b{re.escape(case)}\b", claim_f)]
+    if len(pairs) < 2 or not named:  # a number can only belong to "another case" among two or more
+        return None
+    claimed = _time_quantities(claim_f)
+    for quantity in claimed:
+        if not any(_quantity_stated(quantity, q) for q, _ in named) and any(
+            _quantity_stated(quantity, q) for q, _ in pairs
+        ):
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "gives the number the entry sets for another case", ""
+            )
+    return None
+
+
 def _clause_finding(
     clause: str, spans: Sequence[tuple[float, int, str]], record: EvidenceRecord, claim: str, units: Sequence[str] = ()
 ) -> ClaimCheck | None:
@@ -971,9 +1121,51 @@ def _clause_finding(
         reason = _compare(claim_stance, support_stance)
         if reason:
             return ClaimCheck("contradicted", claim, record.slug, reason, support)
-    reason = _condition_conflict(clause, support)
+    reason = _condition_conflict(clause, support) or _opposite_action(clause, support)
     if reason:
         return ClaimCheck("contradicted", claim, record.slug, reason, support)
+    return None
+
+
+# Actions that undo each other: keeping the fee is not returning it, selling on is not stopping, leaving a
+# voter on the roll is not cancelling the registration. (Deny/grant is polarity's job: "deny" is negative.)
+_OPPOSITE_ACTIONS: Final = (
+    (
+        re.compile(
+            r"\bkeeps?\b(?! (?:selling|sharing|reporting|using))|\bkept\b|\bretain\w*|\bqued\w*(?:se)? con\b|\bconserv\w*",
+            _F,
+        ),
+        re.compile(
+            r"\breturn\w*|\brefund\w*|\bgive\w* (?:\w+ )?back|\bowed (?:\w+ ){0,4}back|\bdevolv\w*|\bdevuelv\w*|\breembols\w*",
+            _F,
+        ),
+    ),
+    (
+        re.compile(
+            r"\bkeeps? (?:selling|sharing|reporting|using)|\bcontinu\w+|\bseguir (?:vendiendo|compartiendo)", _F
+        ),
+        re.compile(r"\bstop\w*|\bceas\w*|\bdestroy\w*|\bdestru\w*|\bdej\w* de\b|\bdelet\w*|\bborr\w*", _F),
+    ),
+    (
+        re.compile(
+            r"\bleave\w* (?:\w+ )?(?:registered|on the (?:roll|list))|\bdej\w* inscrit\w*|\bmanten\w* inscrit\w*", _F
+        ),
+        re.compile(
+            r"\bcancel\w*|\bdar(?:le|te)? de baja|\bda[ns]? de baja|\bremov\w* (?:\w+ )?from the (?:roll|list)", _F
+        ),
+    ),
+)
+
+
+def _opposite_action(claim: str, support: str) -> str | None:
+    """The claim does, unnegated, the action that undoes what its support span says must or may be done."""
+    main, support_main = _main_part(fold(claim)), _main_part(fold(support))
+    if _negated(main) or _negated(support_main):
+        return None
+    for one, other in _OPPOSITE_ACTIONS:
+        for said, undone in ((one, other), (other, one)):
+            if said.search(main) and undone.search(support_main) and not said.search(support_main):
+                return "states the action that undoes what the entry says (keep for return, go on for stop)"
     return None
 
 
@@ -1060,7 +1252,11 @@ def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> Claim
     language = language_of(claim)
     texts = tuple(t for t in all_texts if language_of(t) == language)
     whole = " ".join(all_texts)
-    number = _number_finding(claim, record, whole) or _entry_finding(claim, record)
+    number = (
+        _number_finding(claim, record, whole)
+        or _paired_number_finding(claim, record, whole)
+        or _entry_finding(claim, record)
+    )
     if number is not None:
         return number
     quoted = bool(quote) and quote_in(quote, all_texts)
@@ -1103,12 +1299,39 @@ def _clauses_finding(
         finding = _clause_finding(clause, spans, record, claim, units) or _gate_finding(clause, spans, record, claim)
         # The clause without its trailing condition may rest on another part of the entry ("The clerk can
         # refuse your case | if you file a Statement …"): it must agree with that part too.
-        main_spans = _candidates(_main_part(_LEADING_PHRASE.sub("", clause)), units)
-        if finding is None and main_spans and main_spans[0][2] != spans[0][2]:
-            finding = _clause_finding(clause, main_spans, record, claim, units)
+        main = _main_part(_LEADING_PHRASE.sub("", clause))
+        main_spans = _candidates(main, units)
+        if main_spans and main_spans[0][2] != spans[0][2]:
+            main_finding = _clause_finding(clause, main_spans, record, claim, units)
+            if finding is None:
+                finding = main_finding
+            elif main_finding is None and _polarity_only(finding) and _holds_predicate(main, main_spans[0][2]):
+                # "If your case was dismissed because …, the court may not charge a fee": the condition
+                # matched one sentence, the rule it states is another one, and that one agrees.
+                finding = None
         if finding is not None:
             return finding
-    return _home_finding(claim, units, record) or _requirement_finding(claim, units, record)
+    return (
+        _home_finding(claim, units, record)
+        or _requirement_finding(claim, units, record)
+        or _scope_finding(claim, units, record)
+        or _concession_finding(claim, units, record)
+    )
+
+
+_POLARITY_DETAILS: Final = frozenset({"says the opposite of the entry"})
+# The main predicate's support must hold most of what it says to outweigh a condition-matched span.
+MAIN_SUPPORT_COVERAGE: Final = 0.6
+
+
+def _polarity_only(finding: ClaimCheck) -> bool:
+    return finding.detail in _POLARITY_DETAILS
+
+
+def _holds_predicate(main: str, support: str) -> bool:
+    """The support span holds most of the content words of the clause's main predicate."""
+    coverage, shared = _score(content_stems(main), support)
+    return coverage >= MAIN_SUPPORT_COVERAGE and shared >= MIN_ENTRY_SHARED
 
 
 def check_claim_against(

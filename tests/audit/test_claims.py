@@ -224,3 +224,258 @@ def test_an_uncited_sentence_that_restates_an_entry_is_an_uncited_claim_unless_t
     assert "uncited_claim" not in check_draft(draft=paired, evidence=[PROBATION], context=ctx()).rules
     referral = "If you are not sure, the court clerk can tell you about reducing probation after two years."
     assert "uncited_claim" not in check_draft(draft=referral, evidence=[PROBATION], context=ctx()).rules
+
+
+EXPUNCTION_FEE = EvidenceRecord(
+    slug="tx-ccp-55a-203",
+    citation="Tex. Code Crim. Proc. art. 55A.203",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.55A.htm",
+    assertable=True,
+    summary="After a case is dismissed because the person completed a veterans treatment court or mental health court program, a district court may enter an expunction order within 30 days with the prosecutor's consent. The court may not charge a fee for this expunction.",
+    excerpt="",
+    summaries=(
+        "Después de que un caso se desestima porque la persona completó un programa de tribunal para veteranos o de salud mental, un tribunal de distrito puede dictar la orden de expunción dentro de 30 días con el consentimiento del fiscal. El tribunal no puede cobrar ninguna cuota por esta expunción.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "If your case was dismissed because you completed a veterans treatment court program, the court may not charge you any fee for that expunction",
+            "supported",
+        ),
+        (
+            "If your case was dismissed because you completed a veterans treatment court program, the court can charge you the usual fees for that expunction",
+            "contradicted",
+        ),
+        (
+            "Si su caso se desestimó porque terminó un programa de tribunal para veteranos, el tribunal no le puede cobrar ninguna cuota por la expunción",
+            "supported",
+        ),
+        (
+            "Si su caso se desestimó porque terminó un programa de tribunal para veteranos, el tribunal le puede cobrar una cuota por la expunción",
+            "contradicted",
+        ),
+    ],
+)
+def test_a_rule_is_compared_with_the_sentence_that_states_it_not_the_one_its_condition_matches(claim, outcome):
+    assert check_claim(claim, EXPUNCTION_FEE).outcome == outcome
+
+
+DISCLOSURE = EvidenceRecord(
+    slug="tx-gov-411-0755",
+    citation="Tex. Gov't Code § 411.0755",
+    url="https://statutes.capitol.texas.gov/Docs/GV/htm/GV.411.htm",
+    assertable=True,
+    summary="A person with an order of nondisclosure generally is not required to state on a job application that they were the subject of the criminal proceeding.",
+    excerpt="",
+    summaries=(
+        "Una persona con una orden de no divulgación por lo general no tiene que decir en una solicitud de empleo que estuvo en el proceso penal cubierto por esa orden.",
+    ),
+)
+PAROLE_FEE = EvidenceRecord(
+    slug="tx-gov-508-182",
+    citation="Tex. Gov't Code § 508.182",
+    url="https://statutes.capitol.texas.gov/Docs/GV/htm/GV.508.htm",
+    assertable=True,
+    summary="People on parole are required to pay a $10 supervision fee each month they are supervised.",
+    excerpt="",
+    summaries=("Las personas en libertad condicional deben pagar una cuota de supervisión de $10 cada mes.",),
+)
+
+
+def test_optional_and_obligated_are_read_as_modality_in_english_and_spanish():
+    assert (
+        check_claim("On parole, paying the monthly $10 supervision fee is optional", PAROLE_FEE).outcome
+        == "contradicted"
+    )
+    assert (
+        check_claim("On parole, you have to pay the $10 supervision fee each month", PAROLE_FEE).outcome == "supported"
+    )
+    assert check_claim("En libertad condicional, la cuota de supervisión de $10 es opcional", PAROLE_FEE).outcome == (
+        "contradicted"
+    )
+    obliged = (
+        "Con una orden de no divulgación, está obligado a decir en una solicitud de empleo que estuvo en el proceso"
+    )
+    assert check_claim(obliged, DISCLOSURE).outcome == "contradicted"
+    free = "Con una orden de no divulgación, por lo general no tiene que decir en una solicitud de empleo que estuvo en el proceso"
+    assert check_claim(free, DISCLOSURE).outcome == "supported"
+    judge = "Cuando cumple un tercio del plazo, el juez está obligado a terminar la probatoria"
+    assert check_claim(judge, PROBATION_ES).outcome == "contradicted"
+
+
+PROBATION_ES = EvidenceRecord(
+    slug="tx-ccp-42a-701",
+    citation="Tex. Code Crim. Proc. art. 42A.701",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.42A.htm",
+    assertable=True,
+    summary="Un juez puede reducir o terminar la probatoria cuando se ha cumplido bien un tercio del plazo o dos años (lo que sea menor).",
+    excerpt="",
+)
+SNAP_BAN = EvidenceRecord(
+    slug="tx-hrc-33-018",
+    citation="Tex. Hum. Res. Code § 33.018",
+    url="https://statutes.capitol.texas.gov/Docs/HR/htm/HR.33.htm",
+    assertable=True,
+    summary="The SNAP ban lasts two years for a person with a drug felony who violates a condition of parole or probation.",
+    excerpt="",
+    summaries=(
+        "La prohibición de SNAP dura dos años solo para una persona con un delito grave de drogas que viola una condición de su libertad condicional.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("Anyone with a drug felony is banned from SNAP for two years", "contradicted"),
+        (
+            "A person with a drug felony who violates a condition of parole is banned from SNAP for two years",
+            "supported",
+        ),
+        ("Cualquier persona con un delito grave de drogas pierde SNAP por dos años", "contradicted"),
+        (
+            "Una persona con un delito grave de drogas que viola una condición de su libertad condicional pierde SNAP por dos años",
+            "supported",
+        ),
+    ],
+)
+def test_a_claim_about_everyone_needs_an_entry_that_does_not_limit_whom_it_covers(claim, outcome):
+    assert check_claim(claim, SNAP_BAN).outcome == outcome
+
+
+APPLICATION_FEE = EvidenceRecord(
+    slug="tx-prop-92-3515",
+    citation="Tex. Prop. Code § 92.3515",
+    url="https://statutes.capitol.texas.gov/Docs/PR/htm/PR.92.htm",
+    assertable=True,
+    summary="If the landlord did not do this and rejects the applicant, the application fee and deposit must be returned.",
+    excerpt="",
+    summaries=("Si no lo hizo y rechaza al solicitante, debe devolver la cuota de solicitud y el depósito.",),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("If it did not do that and then rejects you, it must return your application fee and deposit", "supported"),
+        ("If it did not do that and then rejects you, it can keep your application fee and deposit", "contradicted"),
+        ("Si no lo hizo y luego lo rechaza, tiene que devolverle la cuota de solicitud y el depósito", "supported"),
+        ("Si no lo hizo y luego lo rechaza, puede quedarse con su cuota de solicitud y su depósito", "contradicted"),
+    ],
+)
+def test_a_leading_condition_stays_whole_and_an_undoing_action_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, APPLICATION_FEE).outcome == outcome
+
+
+SUPPORT_REVIEW = EvidenceRecord(
+    slug="tx-fam-231-1015",
+    citation="Tex. Fam. Code § 231.1015",
+    url="https://statutes.capitol.texas.gov/Docs/FA/htm/FA.231.htm",
+    assertable=True,
+    summary="When the agency verifies that a parent who owes support is confined for at least 180 days in a row, it must review the support order. This does not apply if the confinement is for not paying support.",
+    excerpt="",
+    summaries=(
+        "Cuando la agencia confirma que un padre que debe manutención está encerrado por lo menos 180 días seguidos, debe revisar la orden. No se aplica si el encierro es por no pagar manutención.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "Once you are confined at least 180 days, the agency must review your order, even if you are locked up for not paying support",
+            "contradicted",
+        ),
+        (
+            "Once you are confined at least 180 days, the agency must review your order, even if you owe support to several children",
+            "supported",
+        ),
+        (
+            "Si está encerrado por lo menos 180 días seguidos, la agencia debe revisar la orden, aunque el encierro sea por no pagar manutención",
+            "contradicted",
+        ),
+        (
+            "Si está encerrado por lo menos 180 días seguidos, la agencia debe revisar la orden de manutención",
+            "supported",
+        ),
+    ],
+)
+def test_even_if_a_case_the_entry_excludes_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, SUPPORT_REVIEW).outcome == outcome
+
+
+WAITING = EvidenceRecord(
+    slug="tx-ccp-55a-052",
+    citation="Tex. Code Crim. Proc. art. 55A.052",
+    url="https://statutes.capitol.texas.gov/Docs/CR/htm/CR.55A.htm",
+    assertable=True,
+    summary="If no charging document was filed after an arrest, the person can seek expunction after a waiting period: 180 days for a Class C misdemeanor, one year for a Class A or B misdemeanor, and three years for a felony.",
+    excerpt="",
+    summaries=(
+        "Si no se presentó acusación después del arresto, la persona puede pedir la expunción después de una espera: 180 días para un delito menor Clase C, un año para un delito menor Clase A o B, y tres años para un delito grave.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "If you were arrested for a Class C misdemeanor and no charge was filed, you can ask for an expunction after 180 days",
+            "supported",
+        ),
+        (
+            "If you were arrested for a Class C misdemeanor and no charge was filed, you have to wait one year to ask for an expunction",
+            "contradicted",
+        ),
+        (
+            "Si lo arrestaron por un delito menor Clase C y no se presentó acusación, puede pedir la expunción después de 180 días",
+            "supported",
+        ),
+        (
+            "Si lo arrestaron por un delito menor Clase C y no se presentó acusación, tiene que esperar un año para pedir la expunción",
+            "contradicted",
+        ),
+    ],
+)
+def test_a_number_the_entry_gives_for_another_case_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, WAITING).outcome == outcome
+
+
+def test_a_criminal_charge_is_not_a_price_and_a_duration_may_be_said_in_another_unit():
+    assert check_claim(
+        "If no charge was ever filed, you can ask for an expunction after three years for a felony", WAITING
+    ).outcome == ("supported")
+    registry = EvidenceRecord(
+        "tx-ccp-62-059",
+        "Tex. Code Crim. Proc. art. 62.059",
+        "u",
+        True,
+        summary="A registrant who spends more than 48 straight hours in another county must report it to the police there.",
+        summaries=(
+            "Una persona registrada que pasa más de 48 horas seguidas en otro condado debe reportarlo a la policía de ese lugar.",
+        ),
+    )
+    assert (
+        check_claim(
+            "If you spend more than two full days in another county, you must report it to the police there", registry
+        ).outcome
+        == "supported"
+    )
+    assert (
+        check_claim(
+            "Si pasa más de dos días completos seguidos en otro condado, debe reportarlo a la policía", registry
+        ).outcome
+        == "supported"
+    )
+    assert (
+        check_claim("Si pasa más de tres días seguidos en otro condado, debe reportarlo a la policía", registry).outcome
+        == "contradicted"
+    )
+    assert numbers_in("Cualquiera de los dos padres puede pedir la revisión") == frozenset()
+    assert numbers_in("Los dos años de espera") == frozenset({2.0})

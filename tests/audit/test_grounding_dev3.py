@@ -3,7 +3,9 @@ new author who saw only the entries, written as different assistants would (ters
 in one draft). First run, the checker as it stood: 26/92 bad accepted, 20/58 correct blocked; after
 tuning on it 22/92 and 18/58. Tuned on
 since (uncited sentences that restate an entry, "must X" against an entry's "may X", "decides whether"
-against "must", "use the ban", clauses after "though"): regression floors, not a blind estimate.
+against "must", "use the ban", clauses after "though"), then in the seventh session (a rule compared with the
+sentence that states it, claims about everyone, "even if" an excluded case, undoing actions, numbers for
+another case): 15/92 and 17/58. Regression floors, not a blind estimate.
 """
 
 from __future__ import annotations
@@ -26,5 +28,5 @@ def test_the_dev3_set_is_bilingual_and_covers_every_kind():
 
 def test_the_checker_holds_its_dev3_floors():
     f = figures(OUTCOMES)
-    assert len(f["bad_accepted"]) <= 22, f["bad_accepted"]
-    assert len(f["good_blocked"]) <= 18, f["good_blocked"]
+    assert len(f["bad_accepted"]) <= 15, f["bad_accepted"]
+    assert len(f["good_blocked"]) <= 17, f["good_blocked"]
