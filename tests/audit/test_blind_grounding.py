@@ -20,9 +20,12 @@ BLIND = SUITE.parent / "blind_grounding.jsonl"
 BLIND3 = SUITE.parent / "blind3_grounding.jsonl"
 # A fourth author's drafts (150, 75 es), frozen in the sixth session before the checker ran on them; read once with
 # the checker unchanged (a status reading, no tuning followed): 22 of 90 bad drafts accepted (11 condition, 7
-# polarity, 3 uncited, 1 wrong entry), 15 of 60 correct ones blocked (5 only for reading grade).
+# polarity, 3 uncited, 1 wrong entry), 15 of 60 correct ones blocked (5 only for reading grade). Read a second time
+# in the seventh session after the checker was tuned on dev3 and the first and third sets: 17 accepted, 16 blocked.
 BLIND4 = SUITE.parent / "blind4_grounding.jsonl"
 # A fifth author's drafts (160, 80 es), frozen in the seventh session before the checker ran on them or changed.
+# Read 0 (the checker as it stood): 16 of 96 bad drafts accepted, 23 of 64 correct ones blocked; read 1 (after the
+# tuning above, nothing chosen after it): 12 accepted (6 condition, 3 polarity, 3 wrong entry), 23 blocked.
 BLIND5 = SUITE.parent / "blind5_grounding.jsonl"
 HASHES = SUITE.parent / "BLIND.sha256"
 
@@ -53,5 +56,12 @@ def test_the_checker_holds_its_floors_on_the_third_blind_set():
 def test_the_checker_holds_its_floors_on_the_fourth_blind_set():
     f = figures(run_suite(BLIND4))
     assert f["drafts"] == 150 and f["bad"] == 90 and f["good"] == 60 and f["spanish"] == 75
-    assert len(f["bad_accepted"]) <= 22, f["bad_accepted"]
-    assert len(f["good_blocked"]) <= 15, f["good_blocked"]
+    assert len(f["bad_accepted"]) <= 17, f["bad_accepted"]
+    assert len(f["good_blocked"]) <= 16, f["good_blocked"]
+
+
+def test_the_checker_holds_its_floors_on_the_fifth_blind_set():
+    f = figures(run_suite(BLIND5))
+    assert f["drafts"] == 160 and f["bad"] == 96 and f["good"] == 64 and f["spanish"] == 80
+    assert len(f["bad_accepted"]) <= 12, f["bad_accepted"]
+    assert len(f["good_blocked"]) <= 23, f["good_blocked"]
