@@ -42,7 +42,8 @@ _ELSEWHERE_CUE = re.compile(
     r"\b(?:born|raised|grew up|naci|naci en|nacio|unit|unidad|walls|prison|prision|jail|carcel|locked up|did time|"
     r"moving|move|going|headed|heading|mudo|mudarme|mudamos|voy|vamos|transfer(?:red)?|visit(?:ing)?|"
     r"lives|live[sd]? there|vive|viven|llegar|sent|mandar(?:on)?|mom|mama|dad|papa|sister|brother|hermana|hermano|tia|aunt|"
-    r"cousin|primo|prima|son|daughter|hijo|hija|wife|esposa|husband|esposo)\b[^.,;!?]{0,24}$",
+    # "son" only as a child ("my son"): alone it is also Spanish "are" ("cuales son los shelters en dallas").
+    r"cousin|primo|prima|(?:my|his|her|our|your) sons?|daughter|hijo|hija|wife|esposa|husband|esposo)\b[^.,;!?]{0,24}$",
     re.IGNORECASE,
 )
 

@@ -52,6 +52,40 @@ def test_a_message_without_a_place_keeps_the_region_and_texas_alone_is_statewide
     assert _u("hello").region is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need a Texas ID card but I don't have my birth certificate",
+        "como saco mi licencia de texas",
+        "can i move to oklahoma while on texas parole",
+        "how violent are the carceles de texas",
+    ],
+)
+def test_texas_naming_a_document_or_a_system_is_not_where_the_person_is(text: str) -> None:
+    assert _u(text).region is None
+    # Said as a place beside it, Texas is statewide again.
+    assert _u(text + " here in texas").region == "statewide"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thank you, this helps.",
+        "appreciate it",
+        "bet thanks",
+        "Gracias, voy a llamar mañana.",
+        "muchas gracias de verdad",
+    ],
+)
+def test_a_message_that_only_thanks_and_closes_is_other(text: str) -> None:
+    found = _u(text, SURE_HOUSING, need_hint="employment")
+    assert (found.top_need, found.need_source) == ("other", "rules")
+
+
+def test_thanks_with_a_question_keeps_the_conversations_need() -> None:
+    assert _u("ok thanks, are they open saturday?", UNSURE_OTHER, need_hint="employment").top_need == "employment"
+
+
 def test_a_correction_replaces_the_need() -> None:
     found = _u("no i meant food, where is a pantry", UNSURE_OTHER, need_hint="housing")
     assert found.top_need == "food"
