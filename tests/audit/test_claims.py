@@ -479,3 +479,98 @@ def test_a_criminal_charge_is_not_a_price_and_a_duration_may_be_said_in_another_
     )
     assert numbers_in("Cualquiera de los dos padres puede pedir la revisión") == frozenset()
     assert numbers_in("Los dos años de espera") == frozenset({2.0})
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "You can vote again as soon as your prison term ends",
+        "Puede votar otra vez en cuanto termine su tiempo en prisión",
+    ],
+)
+def test_as_soon_as_and_again_do_not_dilute_a_gate_the_claim_skips(claim):
+    assert check_claim(claim, VOTING).outcome == "contradicted"
+
+
+REPORTS = EvidenceRecord(
+    slug="us-fcra-1681c",
+    citation="15 U.S.C. § 1681c(a)(2), (a)(5)",
+    url="u",
+    assertable=True,
+    summary="Consumer reporting agencies generally may not report arrest records more than seven years old. Records of criminal convictions are excluded from the seven-year limit and can be reported longer.",
+    excerpt="",
+    summaries=(
+        "Las agencias de informes de consumidores por lo general no pueden reportar arrestos de hace más de siete años. Las condenas penales no tienen ese límite de siete años y se pueden reportar por más tiempo.",
+    ),
+)
+NONDISCLOSURE = EvidenceRecord(
+    slug="tx-gov-411-0725",
+    citation="Tex. Gov't Code § 411.0725",
+    url="u",
+    assertable=True,
+    summary="A person who completed deferred adjudication and is not eligible under Section 411.072 may petition the court for an order of nondisclosure, unless the offense was DWI or BWI.",
+    excerpt="",
+    summaries=(
+        "Quien completó una adjudicación diferida y no califica según la Sección 411.072 puede pedir al tribunal una orden de no divulgación, salvo si el delito fue manejar intoxicado (DWI).",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "record", "outcome"),
+    [
+        (
+            "Background check companies cannot report convictions that are more than seven years old",
+            REPORTS,
+            "contradicted",
+        ),
+        (
+            "Las agencias de antecedentes no pueden reportar tus condenas de hace más de siete años",
+            REPORTS,
+            "contradicted",
+        ),
+        ("Background check companies can report convictions that are more than seven years old", REPORTS, "supported"),
+        ("Las agencias sí pueden reportar condenas de hace más de siete años", REPORTS, "supported"),
+        ("You can petition for nondisclosure after deferred adjudication for a DWI", NONDISCLOSURE, "contradicted"),
+        ("Puede pedir la no divulgación después de una adjudicación diferida por DWI", NONDISCLOSURE, "contradicted"),
+        ("After deferred adjudication you may petition the court for nondisclosure", NONDISCLOSURE, "supported"),
+        ("Si el delito fue DWI, no puede pedir la orden de no divulgación", NONDISCLOSURE, "supported"),
+        ("A DWI case cannot petition the court for nondisclosure", NONDISCLOSURE, "supported"),
+    ],
+)
+def test_a_claim_that_names_a_case_the_entry_sets_apart_must_give_it_the_exceptions_polarity(claim, record, outcome):
+    assert check_claim(claim, record).outcome == outcome
+
+
+AUTOMATIC = EvidenceRecord(
+    slug="tx-gov-411-072",
+    citation="Tex. Gov't Code § 411.072",
+    url="u",
+    assertable=True,
+    summary="For certain nonviolent misdemeanors handled with deferred adjudication, the court must issue an order of nondisclosure after discharge and dismissal. Many offense types are excluded, including kidnapping and weapons offenses, and cases with a family violence finding.",
+    excerpt="",
+    summaries=(
+        "En ciertos delitos menores tratados con adjudicación diferida, el tribunal debe dictar una orden de no divulgación al terminar el caso. Se excluyen muchos delitos, como secuestro o de armas, y casos con hallazgo de violencia familiar.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "After deferred adjudication for a misdemeanor, the court must issue the nondisclosure order, even if there was a family violence finding",
+            "contradicted",
+        ),
+        (
+            "Tras una adjudicación diferida por un delito menor, el tribunal debe dictar la no divulgación, aunque haya habido un hallazgo de violencia familiar",
+            "contradicted",
+        ),
+        (
+            "Tras una adjudicación diferida por un delito menor, el tribunal debe dictar la orden de no divulgación",
+            "supported",
+        ),
+    ],
+)
+def test_even_if_a_case_the_entry_excludes_in_a_later_clause_of_the_sentence_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, AUTOMATIC).outcome == outcome
