@@ -1413,6 +1413,27 @@ def _exception_check(clause: str, record: EvidenceRecord, claim: str) -> ClaimCh
     return agreeing
 
 
+# What a person can still be serving: "even if you still have probation left", "aunque siga en parole".
+_SERVING: Final = frozenset({"parol", "prob", "super", "manda", "confi", "priso", "sente", "liber"})
+
+
+def _unfinished_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Even if you still have probation left" against any part of the entry that allows it only once that
+    part of the sentence is over ("must have fully discharged the sentence, including … probation")."""
+    claim_f = fold(claim)
+    even = _EVEN_DURING.search(claim_f)
+    if not even or not stance_of(claim_f[: even.start()]).permits or _negated(_main_part(claim_f[: even.start()])):
+        return None
+    serving = content_stems(" ".join(claim_f[even.end() :].split()[:6])) & _SERVING
+    for unit in (*units, *_entry_sentences(claim, record)):
+        stance = stance_of(unit)
+        if serving and stance.gate == "after" and stance.strong and serving & content_stems(unit):
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "says it holds while serving what the entry requires over", unit
+            )
+    return None
+
+
 def _clauses_finding(
     claim: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord, quote: str
 ) -> ClaimCheck | None:
@@ -1450,6 +1471,7 @@ def _clauses_finding(
         or _requirement_finding(claim, units, record)
         or _scope_finding(claim, units, record)
         or _concession_finding(claim, units, record)
+        or _unfinished_finding(claim, units, record)
     )
 
 

@@ -574,3 +574,61 @@ AUTOMATIC = EvidenceRecord(
 )
 def test_even_if_a_case_the_entry_excludes_in_a_later_clause_of_the_sentence_is_a_contradiction(claim, outcome):
     assert check_claim(claim, AUTOMATIC).outcome == outcome
+
+
+VOUCHERS = EvidenceRecord(
+    slug="us-cfr-24-982-553",
+    citation="24 C.F.R. § 982.553(a)",
+    url="u",
+    assertable=True,
+    summary="For Section 8 vouchers, the housing agency must deny admission if any household member was convicted of making methamphetamine on federally assisted housing premises.",
+    excerpt="",
+    summaries=(
+        "Para los vales de la Sección 8, la agencia de vivienda debe negar la admisión si algún miembro del hogar fue condenado por producir metanfetamina en una vivienda con ayuda federal.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("draft", "language"),
+    [
+        (
+            "With Section 8 vouchers, the agency must deny admission if a household member was convicted of making methamphetamine in federally assisted housing.",
+            "en",
+        ),
+        (
+            "Con los vales de la Sección 8, la agencia tiene que negar la entrada si algún miembro del hogar fue condenado por producir metanfetamina en una vivienda con ayuda federal.",
+            "es",
+        ),
+    ],
+)
+def test_the_section_8_program_name_is_not_a_citation(draft, language):
+    assert "uncited_claim" in check_draft(draft=draft, evidence=[VOUCHERS], context=ctx(language)).rules
+
+
+REGISTER = EvidenceRecord(
+    slug="tx-elec-13-001",
+    citation="Tex. Elec. Code § 13.001(a)(4)",
+    url="u",
+    assertable=True,
+    summary="To register to vote, a person must not have a final felony conviction, or must have fully discharged the sentence (including prison, parole, supervision or probation) or been pardoned.",
+    excerpt="",
+    summaries=(
+        "Para inscribirse para votar, la persona no debe tener una condena final por delito grave, o debe haber cumplido toda la sentencia (incluida prisión, libertad condicional, supervisión o probatoria) o haber recibido un indulto.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "Once your parole is over you can register to vote, even if you still have probation left to finish",
+            "contradicted",
+        ),
+        ("Cuando termine su parole puede inscribirse para votar, aunque todavía esté en probatoria", "contradicted"),
+        ("You can register to vote once you have fully discharged the sentence, including probation", "supported"),
+    ],
+)
+def test_even_while_still_serving_a_part_the_entry_requires_over_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, REGISTER).outcome == outcome
