@@ -675,19 +675,23 @@ def asserts_something(text: str) -> bool:
 
 RESTATES_MIN_WORDS: Final = 4
 RESTATES_SHARE: Final = 0.5
+RESTATES_PLAIN_WORDS: Final = 6
+RESTATES_PLAIN_SHARE: Final = 0.6
 
 
 def restates_entry(text: str, entries: Iterable[str]) -> bool:
     """An uncited sentence that says what an entry says (most of its content words are the entry's) and
     asserts something (a number, a can/cannot/must): a rule stated without its citation."""
-    if not (numbers_in(text) or _has_polarity(text) or _ZERO_COST.search(fold(text))):
-        return False
+    asserting = bool(numbers_in(text) or _has_polarity(text) or _ZERO_COST.search(fold(text)))
     stems = content_stems(text)
     if len(stems) < RESTATES_MIN_WORDS:
         return False
     for entry in entries:
         shared = len(stems & content_stems(entry))
-        if shared >= RESTATES_MIN_WORDS and shared / len(stems) >= RESTATES_SHARE:
+        if asserting and shared >= RESTATES_MIN_WORDS and shared / len(stems) >= RESTATES_SHARE:
+            return True
+        # "Food banks under TEFAP use the state's income rules": a plain statement that is the entry's own.
+        if shared >= RESTATES_PLAIN_WORDS and shared / len(stems) >= RESTATES_PLAIN_SHARE:
             return True
     return False
 

@@ -632,3 +632,33 @@ REGISTER = EvidenceRecord(
 )
 def test_even_while_still_serving_a_part_the_entry_requires_over_is_a_contradiction(claim, outcome):
     assert check_claim(claim, REGISTER).outcome == outcome
+
+
+TEFAP = EvidenceRecord(
+    slug="us-tefap-251-5",
+    citation="7 C.F.R. § 251.5",
+    url="u",
+    assertable=True,
+    summary="USDA food distributed through food banks and pantries under TEFAP goes to households that meet the state's uniform income-based eligibility rules.",
+    excerpt="",
+    summaries=(
+        "La comida del USDA que se reparte en bancos de comida y despensas por medio de TEFAP es para hogares que cumplen las reglas de elegibilidad por ingresos del estado.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("draft", "language", "uncited"),
+    [
+        ("Food banks that hand out USDA food under TEFAP use the state's income-based eligibility rules.", "en", True),
+        (
+            "Los bancos de comida que reparten comida del USDA por TEFAP usan las reglas de elegibilidad por ingresos del estado.",
+            "es",
+            True,
+        ),
+        ("A local food bank near you might have food this week.", "en", False),
+        ("Un banco de comida cerca de usted quizás tenga comida esta semana.", "es", False),
+    ],
+)
+def test_an_uncited_plain_statement_that_is_mostly_an_entrys_words_is_an_uncited_claim(draft, language, uncited):
+    assert ("uncited_claim" in check_draft(draft=draft, evidence=[TEFAP], context=ctx(language)).rules) == uncited
