@@ -67,13 +67,14 @@ def quote_in(quote: str, texts: Iterable[str]) -> bool:
     return len(q) >= 12 and any(q in fold(t) for t in texts)
 
 
+# "as soon as", "again", "otra vez" say when, not which rule: as content words they dilute the match.
 _STOP: Final = frozenset(
     """a an the and or but if of to in on at by for from with as is are was were be been being it its this that
     these those there their they them he she his her you your yours we our us i me my who whom which what when where
     while how than then so such not no nor do does did done has have had having can could may might must shall should
     will would also any all each every some more most other only own same very just about into over under up down out
     per via s t after before until once while during right away get gets got though although despues antes hasta mientras durante
-    el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
+    soon again vez el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
     puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti""".split()
 )
@@ -440,6 +441,12 @@ _RELATIVE_NEGATION: Final = re.compile(
 )
 
 
+# "A person who … is not eligible under 411.072 may petition": the relative clause's "not" is its own.
+_WHO_BEFORE_MODAL: Final = re.compile(
+    r"\b(?:who|quien(?:es)?)\b.*?(?=\b(?:may|can|must|shall|puede|pueden|debe|deben|tiene|tienen)\b)", _F
+)
+
+
 def _negated(text: str) -> bool:
     text = _RELATIVE_NEGATION.sub(" rel ", _OPTIONAL.sub(" optional ", _WITHOUT_ANY.sub("sin", text)))
     if _PLAIN_NO.search(text):  # "no … nunca", "no … ni": one negation
@@ -624,7 +631,8 @@ def _stance(t: str) -> Stance:  # noqa: PLR0911 - one return per kind of gate, i
     until = _UNTIL.search(t)
     after = next((m for m in _AFTER.finditer(t) if not _DURATION_BEFORE.search(t[: m.start()])), None)
     head = _main_part(t[: until.start()] if until else t)
-    negated = _negated(head)
+    # "A person who … is not eligible under 411.072 may petition …": the relative clause's "not" is its own.
+    negated = _negated(_WHO_BEFORE_MODAL.sub(" ", head))
     if until and negated:
         return Stance(False, "after", _anchor(t, until.end()), strong=True)
     if _IMMEDIATE.search(t):
@@ -667,19 +675,23 @@ def asserts_something(text: str) -> bool:
 
 RESTATES_MIN_WORDS: Final = 4
 RESTATES_SHARE: Final = 0.5
+RESTATES_PLAIN_WORDS: Final = 6
+RESTATES_PLAIN_SHARE: Final = 0.6
 
 
 def restates_entry(text: str, entries: Iterable[str]) -> bool:
     """An uncited sentence that says what an entry says (most of its content words are the entry's) and
     asserts something (a number, a can/cannot/must): a rule stated without its citation."""
-    if not (numbers_in(text) or _has_polarity(text) or _ZERO_COST.search(fold(text))):
-        return False
+    asserting = bool(numbers_in(text) or _has_polarity(text) or _ZERO_COST.search(fold(text)))
     stems = content_stems(text)
     if len(stems) < RESTATES_MIN_WORDS:
         return False
     for entry in entries:
         shared = len(stems & content_stems(entry))
-        if shared >= RESTATES_MIN_WORDS and shared / len(stems) >= RESTATES_SHARE:
+        if asserting and shared >= RESTATES_MIN_WORDS and shared / len(stems) >= RESTATES_SHARE:
+            return True
+        # "Food banks under TEFAP use the state's income rules": a plain statement that is the entry's own.
+        if shared >= RESTATES_PLAIN_WORDS and shared / len(stems) >= RESTATES_PLAIN_SHARE:
             return True
     return False
 
@@ -800,6 +812,9 @@ CONCESSION_SHARED: Final = 2
 def _concession_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
     """ "Even if X" against an entry that names X as an exception (unless, except, does not apply, salvo)."""
     claim_f = fold(claim)
+    # "Se excluyen muchos delitos, …, y casos con hallazgo de violencia familiar": the clause that names the
+    # case has lost the word that excludes it, so whole sentences are read too.
+    units = [*units, *_entry_sentences(claim, record)]
     for m in _CONCESSION.finditer(claim_f):
         rest = claim_f[: m.start()] + claim_f[m.end() :]
         wanted = content_stems(m.group(1))
@@ -1284,11 +1299,155 @@ def check_claim(claim: str, record: EvidenceRecord, *, quote: str = "") -> Claim
     return ClaimCheck("supported", claim, record.slug, "", best)
 
 
+def _entry_sentences(claim: str, record: EvidenceRecord) -> list[str]:
+    """The sentences of the entry's texts in the claim's language, in order."""
+    language = language_of(claim)
+    return [s for t in entry_texts(record) if language_of(t) == language for s in sentences_of(t)]
+
+
+@lru_cache(maxsize=8192)
+def _case_stems(text: str) -> frozenset[str]:
+    """Content stems with the generic legal words kept: "convictions" is the case an exception names."""
+    words = _TOKEN.findall(fold(text))
+    return frozenset(stem(w) for w in words if w not in _STOP and not w[0].isdigit() and w[0] != "$" and len(w) > 2)
+
+
+# An exception the entry sets: "…, unless the offense was DWI", "that assumption does not apply to a parent
+# who is incarcerated …", "salvo si el delito fue …" (the case follows), "Records of convictions are
+# excluded from the seven-year limit", "Las condenas no tienen ese límite" (the case comes first). The case
+# gets the opposite of the rule it qualifies; "It is never available for stalking" refuses it outright.
+_EXCEPTION_AFTER: Final = re.compile(
+    r"\b(?:unless|except(?: for| when| if)?|salvo(?: si| que| cuando)?|excepto|a menos que"
+    r"|(?:does|do) not apply (?:to|if|when)|doesn't apply (?:to|if|when)|no se aplican? (?:a|si|cuando)|se excluyen?)\b",
+    _F,
+)
+_EXCEPTION_BEFORE: Final = re.compile(
+    r"\b(?:(?:is|are) excluded from|(?:is|are) exempt from|(?:est[aá]n?|quedan?) exclu\w+ de"
+    r"|no tienen? (?:ese|este|el|la|esa) (?:l[ií]mite|plazo))\b",
+    _F,
+)
+_NEVER_FOR: Final = re.compile(
+    r"\b(?:never (?:available|possible|allowed) for|nunca (?:es|son|est[aá]n?) (?:posible|disponible)s? para)\b", _F
+)
+# The case runs to the end of its clause; ", including people on parole" still names it.
+_CASE_END: Final = re.compile(
+    r"[;.()]|,(?!\s+(?:including|such as|like|incluid\w*|incluyendo|como)\b)|,?\s+(?:and|but|y|pero)\s+(?!(?:\w+\s+){0,2}\w+,)",
+    _F,
+)
+CASE_WORDS: Final = 10
+# Words any case shares with any claim: naming one of them is not naming the case.
+_CASE_NOISE: Final = frozenset(
+    {"offen", "delit", "crime", "perso", "dia", "day", "year", "ano", "month", "mes", "hay", "hab", "haya"}
+)
+# "unless it first gives notice" after "may not deny": a condition to meet (the gates' job), not a case set apart.
+_UNLESS: Final = re.compile(r"^(?:unless|a menos que|salvo (?:si|que|cuando))$", _F)
+# A clause that states the exception itself ("except when you testify", "are not covered by that limit").
+_STATES_EXCEPTION: Final = re.compile(
+    r"\bexcep\w*|\bnot covered\b|\bno (?:est[aá]n? )?cubiert\w*|\bno (?:lo |la |los |las )?cubre\b", _F
+)
+EXCEPTION_RULE_SHARED: Final = 2
+
+
+@dataclass(frozen=True)
+class _Exception:
+    case: frozenset[str]  # stems that name the case (none of the rule's own)
+    rule: str  # the rule the case is set apart from (or the refusal itself)
+    negated: bool  # what the entry says of the case: True when it is refused or not covered by a "can"
+
+
+def _rule_negated(rule: str) -> bool:
+    return _negated(_main_part(_WHO_BEFORE_MODAL.sub(" ", fold(rule))))
+
+
+@lru_cache(maxsize=2048)
+def _exceptions(sentences: tuple[str, ...]) -> tuple[_Exception, ...]:
+    """Every case the entry sets apart from a rule, with what the entry says of it."""
+    found: list[_Exception] = []
+    for index, sentence in enumerate(sentences):
+        previous = sentences[index - 1] if index else ""
+        never = _NEVER_FOR.search(sentence)
+        if never:
+            case = sentence[never.end() :]  # a list of offences: all of it is the case
+            found.append(_Exception(_case_stems(case) - _CASE_NOISE, f"{previous} {sentence}", negated=True))
+            continue
+        after, before = _EXCEPTION_AFTER.search(sentence), _EXCEPTION_BEFORE.search(sentence)
+        if after:
+            case, rule = _case_text(sentence[after.end() :]), sentence[: after.start()]
+            if _UNLESS.match(after.group(0)) and _NEGATOR.search(_WHO_BEFORE_MODAL.sub(" ", fold(rule or previous))):
+                continue
+        elif before:
+            case, rule = sentence[: before.start()], ""
+        else:
+            continue
+        if len(content_stems(rule)) < EXCEPTION_RULE_SHARED:
+            rule = previous  # "The rule does not apply to …": the rule is the sentence before
+        if len(content_stems(rule)) < EXCEPTION_RULE_SHARED:
+            continue
+        stems = _case_stems(case) - _case_stems(rule) - _CASE_NOISE
+        if stems:
+            found.append(_Exception(stems, rule, negated=not _rule_negated(rule)))
+    return tuple(found)
+
+
+def _case_text(text: str) -> str:
+    end = _CASE_END.search(text)
+    return " ".join((text[: end.start()] if end else text).split()[:CASE_WORDS])
+
+
+def _exception_check(clause: str, record: EvidenceRecord, claim: str) -> ClaimCheck | None:
+    """A clause that names a case the entry sets apart: contradicted when it gives the case the rule's polarity,
+    supported (its other checks skipped) when it says what the entry says of the case."""
+    stance = stance_of(clause)
+    folded = fold(clause)
+    if stance.modality == "optional" or _ELIDED.search(folded) or _STATES_EXCEPTION.search(folded):
+        return None
+    if _EXCEPTION_AFTER.search(folded) or _EXCEPTION_BEFORE.search(folded) or _EXCLUSION.search(folded):
+        return None
+    agreeing = None
+    for exception in _exceptions(tuple(_entry_sentences(claim, record))):
+        if not _case_stems(clause) & exception.case:
+            continue
+        if len(content_stems(clause) & content_stems(exception.rule)) < EXCEPTION_RULE_SHARED:
+            continue
+        if stance.negated != exception.negated:
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "gives the rule to a case the entry sets apart", exception.rule
+            )
+        agreeing = agreeing or ClaimCheck("supported", claim, record.slug, "", exception.rule)
+    return agreeing
+
+
+# What a person can still be serving: "even if you still have probation left", "aunque siga en parole".
+_SERVING: Final = frozenset({"parol", "prob", "super", "manda", "confi", "priso", "sente", "liber"})
+
+
+def _unfinished_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Even if you still have probation left" against any part of the entry that allows it only once that
+    part of the sentence is over ("must have fully discharged the sentence, including … probation")."""
+    claim_f = fold(claim)
+    even = _EVEN_DURING.search(claim_f)
+    if not even or not stance_of(claim_f[: even.start()]).permits or _negated(_main_part(claim_f[: even.start()])):
+        return None
+    serving = content_stems(" ".join(claim_f[even.end() :].split()[:6])) & _SERVING
+    for unit in (*units, *_entry_sentences(claim, record)):
+        stance = stance_of(unit)
+        if serving and stance.gate == "after" and stance.strong and serving & content_stems(unit):
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "says it holds while serving what the entry requires over", unit
+            )
+    return None
+
+
 def _clauses_finding(
     claim: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord, quote: str
 ) -> ClaimCheck | None:
     """Compare each clause of the claim with its own best support; then the whole claim's place and requirement."""
     for clause in clauses:
+        exception = _exception_check(clause, record, claim) if _has_polarity(clause) else None
+        if exception is not None:
+            if exception.outcome == "contradicted":
+                return exception
+            continue
         # The support is chosen by what the clause asserts (its main part, without a leading "After the
         # program," or "If no charges were filed,"); its stance is read from the whole clause.
         spans = _candidates(_LEADING_PHRASE.sub("", clause), units) or _candidates(clause, units)
@@ -1316,6 +1475,7 @@ def _clauses_finding(
         or _requirement_finding(claim, units, record)
         or _scope_finding(claim, units, record)
         or _concession_finding(claim, units, record)
+        or _unfinished_finding(claim, units, record)
     )
 
 

@@ -68,7 +68,8 @@ _INLINE_CITATION: Final = re.compile(
             r"(?:Code\s+Crim\.\s+Proc\.|Penal\s+Code|Gov(?:'|\u2019)?t\.?\s+Code|Fam(?:ily|\.)\s+Code|Elec(?:tion|\.)\s+Code"
             rf"|Occ\.\s+Code|Transp\.\s+Code|Prop\.\s+Code|Lab\.\s+Code|Hum\.\s+Res\.\s+Code){_SECTION_TAIL}",
             r"§§?\s*\d[\w.\-]*(?:\([\w]+\))*",
-            r"\b(?:[Aa]rt\.|[Aa]rt[ií]culo|[Aa]rticle|[Ss]ec\.|[Ss]ection|[Ss]ecci[oó]n)\s+\d+[A-Za-z]?(?:\.\d+)*(?:\([\w]+\))*",
+            # "Section 8 vouchers", "los vales de la Sección 8": the housing program, not a section cited.
+            r"\b(?:[Aa]rt\.|[Aa]rt[ií]culo|[Aa]rticle|[Ss]ec\.|[Ss]ection|[Ss]ecci[oó]n)\s+(?!8\b(?![.(\d]))\d+[A-Za-z]?(?:\.\d+)*(?:\([\w]+\))*",
         ]
     )
 )

@@ -16,7 +16,9 @@ BLIND = SUITE.parent / "blind_grounding.jsonl"
 # (the checker as it stood) accepted 17 of 80 bad drafts and blocked 23 of 50 correct ones; the second,
 # after tuning on grounding_dev3, 16 and 24 (14 of the 24 only for reading grade); after tuning on the first and
 # third blind sets in the seventh session (so no longer blind): 9 and 23 (11 only for reading grade); the first
-# set then 11 of 95 and 14 of 65.
+# set then 11 of 95 and 14 of 65. After the eighth session's tuning (cases an entry sets apart, "Section 8" not a
+# citation, "even if still on probation", uncited plain restatements): 4 and 22 (11 only for reading grade); the
+# first set 7 and 14 (8 only for reading grade).
 BLIND3 = SUITE.parent / "blind3_grounding.jsonl"
 # A fourth author's drafts (150, 75 es), frozen in the sixth session before the checker ran on them; read once with
 # the checker unchanged (a status reading, no tuning followed): 22 of 90 bad drafts accepted (11 condition, 7
@@ -44,15 +46,15 @@ def test_the_checker_holds_its_blind_floors():
     f = figures(outcomes)
     assert f["drafts"] == 160 and f["bad"] == 95 and f["good"] == 65
     assert {o.case["kind"] for o in outcomes if o.case["kind"] in BAD_KINDS} == set(BAD_KINDS)
-    assert len(f["bad_accepted"]) <= 11, f["bad_accepted"]
+    assert len(f["bad_accepted"]) <= 7, f["bad_accepted"]
     assert len(f["good_blocked"]) <= 14, f["good_blocked"]
 
 
 def test_the_checker_holds_its_floors_on_the_third_blind_set():
     f = figures(run_suite(BLIND3))
     assert f["drafts"] == 130 and f["bad"] == 80 and f["good"] == 50 and f["spanish"] == 60
-    assert len(f["bad_accepted"]) <= 9, f["bad_accepted"]
-    assert len(f["good_blocked"]) <= 23, f["good_blocked"]
+    assert len(f["bad_accepted"]) <= 4, f["bad_accepted"]
+    assert len(f["good_blocked"]) <= 22, f["good_blocked"]
 
 
 def test_the_checker_holds_its_floors_on_the_fourth_blind_set():

@@ -479,3 +479,186 @@ def test_a_criminal_charge_is_not_a_price_and_a_duration_may_be_said_in_another_
     )
     assert numbers_in("Cualquiera de los dos padres puede pedir la revisión") == frozenset()
     assert numbers_in("Los dos años de espera") == frozenset({2.0})
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "You can vote again as soon as your prison term ends",
+        "Puede votar otra vez en cuanto termine su tiempo en prisión",
+    ],
+)
+def test_as_soon_as_and_again_do_not_dilute_a_gate_the_claim_skips(claim):
+    assert check_claim(claim, VOTING).outcome == "contradicted"
+
+
+REPORTS = EvidenceRecord(
+    slug="us-fcra-1681c",
+    citation="15 U.S.C. § 1681c(a)(2), (a)(5)",
+    url="u",
+    assertable=True,
+    summary="Consumer reporting agencies generally may not report arrest records more than seven years old. Records of criminal convictions are excluded from the seven-year limit and can be reported longer.",
+    excerpt="",
+    summaries=(
+        "Las agencias de informes de consumidores por lo general no pueden reportar arrestos de hace más de siete años. Las condenas penales no tienen ese límite de siete años y se pueden reportar por más tiempo.",
+    ),
+)
+NONDISCLOSURE = EvidenceRecord(
+    slug="tx-gov-411-0725",
+    citation="Tex. Gov't Code § 411.0725",
+    url="u",
+    assertable=True,
+    summary="A person who completed deferred adjudication and is not eligible under Section 411.072 may petition the court for an order of nondisclosure, unless the offense was DWI or BWI.",
+    excerpt="",
+    summaries=(
+        "Quien completó una adjudicación diferida y no califica según la Sección 411.072 puede pedir al tribunal una orden de no divulgación, salvo si el delito fue manejar intoxicado (DWI).",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "record", "outcome"),
+    [
+        (
+            "Background check companies cannot report convictions that are more than seven years old",
+            REPORTS,
+            "contradicted",
+        ),
+        (
+            "Las agencias de antecedentes no pueden reportar tus condenas de hace más de siete años",
+            REPORTS,
+            "contradicted",
+        ),
+        ("Background check companies can report convictions that are more than seven years old", REPORTS, "supported"),
+        ("Las agencias sí pueden reportar condenas de hace más de siete años", REPORTS, "supported"),
+        ("You can petition for nondisclosure after deferred adjudication for a DWI", NONDISCLOSURE, "contradicted"),
+        ("Puede pedir la no divulgación después de una adjudicación diferida por DWI", NONDISCLOSURE, "contradicted"),
+        ("After deferred adjudication you may petition the court for nondisclosure", NONDISCLOSURE, "supported"),
+        ("Si el delito fue DWI, no puede pedir la orden de no divulgación", NONDISCLOSURE, "supported"),
+        ("A DWI case cannot petition the court for nondisclosure", NONDISCLOSURE, "supported"),
+    ],
+)
+def test_a_claim_that_names_a_case_the_entry_sets_apart_must_give_it_the_exceptions_polarity(claim, record, outcome):
+    assert check_claim(claim, record).outcome == outcome
+
+
+AUTOMATIC = EvidenceRecord(
+    slug="tx-gov-411-072",
+    citation="Tex. Gov't Code § 411.072",
+    url="u",
+    assertable=True,
+    summary="For certain nonviolent misdemeanors handled with deferred adjudication, the court must issue an order of nondisclosure after discharge and dismissal. Many offense types are excluded, including kidnapping and weapons offenses, and cases with a family violence finding.",
+    excerpt="",
+    summaries=(
+        "En ciertos delitos menores tratados con adjudicación diferida, el tribunal debe dictar una orden de no divulgación al terminar el caso. Se excluyen muchos delitos, como secuestro o de armas, y casos con hallazgo de violencia familiar.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "After deferred adjudication for a misdemeanor, the court must issue the nondisclosure order, even if there was a family violence finding",
+            "contradicted",
+        ),
+        (
+            "Tras una adjudicación diferida por un delito menor, el tribunal debe dictar la no divulgación, aunque haya habido un hallazgo de violencia familiar",
+            "contradicted",
+        ),
+        (
+            "Tras una adjudicación diferida por un delito menor, el tribunal debe dictar la orden de no divulgación",
+            "supported",
+        ),
+    ],
+)
+def test_even_if_a_case_the_entry_excludes_in_a_later_clause_of_the_sentence_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, AUTOMATIC).outcome == outcome
+
+
+VOUCHERS = EvidenceRecord(
+    slug="us-cfr-24-982-553",
+    citation="24 C.F.R. § 982.553(a)",
+    url="u",
+    assertable=True,
+    summary="For Section 8 vouchers, the housing agency must deny admission if any household member was convicted of making methamphetamine on federally assisted housing premises.",
+    excerpt="",
+    summaries=(
+        "Para los vales de la Sección 8, la agencia de vivienda debe negar la admisión si algún miembro del hogar fue condenado por producir metanfetamina en una vivienda con ayuda federal.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("draft", "language"),
+    [
+        (
+            "With Section 8 vouchers, the agency must deny admission if a household member was convicted of making methamphetamine in federally assisted housing.",
+            "en",
+        ),
+        (
+            "Con los vales de la Sección 8, la agencia tiene que negar la entrada si algún miembro del hogar fue condenado por producir metanfetamina en una vivienda con ayuda federal.",
+            "es",
+        ),
+    ],
+)
+def test_the_section_8_program_name_is_not_a_citation(draft, language):
+    assert "uncited_claim" in check_draft(draft=draft, evidence=[VOUCHERS], context=ctx(language)).rules
+
+
+REGISTER = EvidenceRecord(
+    slug="tx-elec-13-001",
+    citation="Tex. Elec. Code § 13.001(a)(4)",
+    url="u",
+    assertable=True,
+    summary="To register to vote, a person must not have a final felony conviction, or must have fully discharged the sentence (including prison, parole, supervision or probation) or been pardoned.",
+    excerpt="",
+    summaries=(
+        "Para inscribirse para votar, la persona no debe tener una condena final por delito grave, o debe haber cumplido toda la sentencia (incluida prisión, libertad condicional, supervisión o probatoria) o haber recibido un indulto.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "Once your parole is over you can register to vote, even if you still have probation left to finish",
+            "contradicted",
+        ),
+        ("Cuando termine su parole puede inscribirse para votar, aunque todavía esté en probatoria", "contradicted"),
+        ("You can register to vote once you have fully discharged the sentence, including probation", "supported"),
+    ],
+)
+def test_even_while_still_serving_a_part_the_entry_requires_over_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, REGISTER).outcome == outcome
+
+
+TEFAP = EvidenceRecord(
+    slug="us-tefap-251-5",
+    citation="7 C.F.R. § 251.5",
+    url="u",
+    assertable=True,
+    summary="USDA food distributed through food banks and pantries under TEFAP goes to households that meet the state's uniform income-based eligibility rules.",
+    excerpt="",
+    summaries=(
+        "La comida del USDA que se reparte en bancos de comida y despensas por medio de TEFAP es para hogares que cumplen las reglas de elegibilidad por ingresos del estado.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("draft", "language", "uncited"),
+    [
+        ("Food banks that hand out USDA food under TEFAP use the state's income-based eligibility rules.", "en", True),
+        (
+            "Los bancos de comida que reparten comida del USDA por TEFAP usan las reglas de elegibilidad por ingresos del estado.",
+            "es",
+            True,
+        ),
+        ("A local food bank near you might have food this week.", "en", False),
+        ("Un banco de comida cerca de usted quizás tenga comida esta semana.", "es", False),
+    ],
+)
+def test_an_uncited_plain_statement_that_is_mostly_an_entrys_words_is_an_uncited_claim(draft, language, uncited):
+    assert ("uncited_claim" in check_draft(draft=draft, evidence=[TEFAP], context=ctx(language)).rules) == uncited

@@ -5,7 +5,9 @@ tuning on it 22/92 and 18/58. Tuned on
 since (uncited sentences that restate an entry, "must X" against an entry's "may X", "decides whether"
 against "must", "use the ban", clauses after "though"), then in the seventh session (a rule compared with the
 sentence that states it, claims about everyone, "even if" an excluded case, undoing actions, numbers for
-another case): 15/92 and 17/58. Regression floors, not a blind estimate.
+another case): 15/92 and 17/58; in the eighth (a case an entry sets apart, "as soon as" and "again" not
+content words, a "who … not" relative clause not the rule's polarity): 12/92 and 16/58. Regression floors,
+not a blind estimate.
 """
 
 from __future__ import annotations
@@ -28,5 +30,5 @@ def test_the_dev3_set_is_bilingual_and_covers_every_kind():
 
 def test_the_checker_holds_its_dev3_floors():
     f = figures(OUTCOMES)
-    assert len(f["bad_accepted"]) <= 15, f["bad_accepted"]
-    assert len(f["good_blocked"]) <= 17, f["good_blocked"]
+    assert len(f["bad_accepted"]) <= 12, f["bad_accepted"]
+    assert len(f["good_blocked"]) <= 16, f["good_blocked"]
