@@ -1343,7 +1343,9 @@ _CASE_NOISE: Final = frozenset(
 _UNLESS: Final = re.compile(r"^(?:unless|a menos que|salvo (?:si|que|cuando))$", _F)
 # A clause that states the exception itself ("except when you testify", "are not covered by that limit").
 _STATES_EXCEPTION: Final = re.compile(
-    r"\bexcep\w*|\bnot covered\b|\bno (?:est[aá]n? )?cubiert\w*|\bno (?:lo |la |los |las )?cubre\b", _F
+    r"\bexcep\w*|\bnot covered\b|\bno (?:est[aá]n? )?cubiert\w*|\bno (?:lo |la |los |las )?cubre\b"
+    r"|\bother than\b|\bno other\b[^,;]*\bbut\b|\baparte de\b|\bsalvo\b|\bfuera de\b",
+    _F,
 )
 EXCEPTION_RULE_SHARED: Final = 2
 
@@ -1407,6 +1409,8 @@ def _exception_check(clause: str, record: EvidenceRecord, claim: str) -> ClaimCh
     for exception in _exceptions(tuple(_entry_sentences(claim, record))):
         if not _case_stems(clause) & exception.case:
             continue
+        if _case_denied(folded, exception.case):
+            continue  # "if you are not behind on restitution", "only if you had no new conviction": not the case
         if len(content_stems(clause) & content_stems(exception.rule)) < EXCEPTION_RULE_SHARED:
             continue
         if stance.negated != exception.negated:
@@ -1415,6 +1419,23 @@ def _exception_check(clause: str, record: EvidenceRecord, claim: str) -> ClaimCh
             )
         agreeing = agreeing or ClaimCheck("supported", claim, record.slug, "", exception.rule)
     return agreeing
+
+
+# Words that deny what follows them: "not behind", "no new conviction", "sin condena", "without a conviction".
+_DENIERS: Final = frozenset(
+    {"no", "not", "never", "without", "sin", "ni", "nunca", "isn", "aren", "wasn", "weren", "don"}
+)
+CASE_DENIAL_WINDOW: Final = 3
+
+
+def _case_denied(folded_clause: str, case: frozenset[str]) -> bool:
+    """Whether the clause speaks of the set-apart case only to deny it (a denier just before its first word):
+    "if you are not behind on restitution, the judge must review" is the rule's own case, not the exception's."""
+    words = _TOKEN.findall(folded_clause)
+    for index, word in enumerate(words):
+        if stem(word) in case:
+            return bool(_DENIERS & set(words[max(0, index - CASE_DENIAL_WINDOW) : index]))
+    return False
 
 
 # What a person can still be serving: "even if you still have probation left", "aunque siga en parole".

@@ -542,6 +542,32 @@ def test_a_claim_that_names_a_case_the_entry_sets_apart_must_give_it_the_excepti
     assert check_claim(claim, record).outcome == outcome
 
 
+EARLY_REVIEW = EvidenceRecord(
+    slug="tx-ccp-42a-701",
+    citation="Tex. Code Crim. Proc. art. 42A.701",
+    url="u",
+    assertable=True,
+    summary="At one-half of the term or two years (whichever is more) the judge must review the case, unless restitution the person can pay is behind or required counseling or treatment is not done.",
+    excerpt="",
+    summaries=(
+        "A la mitad del plazo o a los dos años (lo que sea mayor) el juez debe revisar el caso, salvo que la persona esté atrasada en la restitución que puede pagar o no haya hecho la consejería o el tratamiento exigidos.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("If you are not behind on restitution, the judge must review your case at the halfway point", "supported"),
+        ("Si no está atrasado en la restitución, el juez debe revisar su caso a la mitad del plazo", "supported"),
+        ("Even if you are behind on restitution, the judge must review your case", "contradicted"),
+    ],
+)
+def test_a_claim_that_names_the_set_apart_case_only_to_deny_it_states_the_rule(claim, outcome):
+    """'not behind on restitution' is the rule's own case: denying the exception is not giving it the rule."""
+    assert check_claim(claim, EARLY_REVIEW).outcome == outcome
+
+
 AUTOMATIC = EvidenceRecord(
     slug="tx-gov-411-072",
     citation="Tex. Gov't Code § 411.072",

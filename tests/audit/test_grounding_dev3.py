@@ -6,7 +6,8 @@ since (uncited sentences that restate an entry, "must X" against an entry's "may
 against "must", "use the ban", clauses after "though"), then in the seventh session (a rule compared with the
 sentence that states it, claims about everyone, "even if" an excluded case, undoing actions, numbers for
 another case): 15/92 and 17/58; in the eighth (a case an entry sets apart, "as soon as" and "again" not
-content words, a "who … not" relative clause not the rule's polarity): 12/92 and 16/58. Regression floors,
+content words, a "who … not" relative clause not the rule's polarity, a set-apart case named only to deny
+it, the fact-check corrections): 11/92 and 16/58. Regression floors,
 not a blind estimate.
 """
 
@@ -30,5 +31,5 @@ def test_the_dev3_set_is_bilingual_and_covers_every_kind():
 
 def test_the_checker_holds_its_dev3_floors():
     f = figures(OUTCOMES)
-    assert len(f["bad_accepted"]) <= 12, f["bad_accepted"]
+    assert len(f["bad_accepted"]) <= 11, f["bad_accepted"]
     assert len(f["good_blocked"]) <= 16, f["good_blocked"]
