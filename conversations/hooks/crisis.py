@@ -491,7 +491,8 @@ _IDIOM: Final = re.compile(
     r"fila|line|traffic|trafico|heat|calor|job|jale|class|clase)s?\b(?:(?! said| says| dijo| dice)[\w' ]){0,20}?"
     r"\b(?:gonna|going to|gon|finna|is gonna|will|va a|me va a) (?:kill|murder|matar) ?(?:me|us)?\b(?! (?:with|con|when|cuando))"
     r"|\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de (?:coraje|verguenza|la verguenza|aburrimiento|risa|hambre|"
-    r"ganas|sueno|calor|frio|nervios|pena|sed|vieja|viejo|cansancio|flojera|tristeza|envidia|la risa)\b"
+    r"ganas|sueno|calor|frio|nervios|pena|sed|vieja|viejo|cansancio|flojera|tristeza|envidia|la risa|"
+    r"(?:la )?(?:emocion|alegria|felicidad|orgullo|ternura|ansiedad|desesperacion|impaciencia|curiosidad))\b"
     r"|\bkill(?:ing)? (?:my ?self|me) (?:at|in) (?:the )?(?:gym|practice|the weight pile)\b"
     r"|\b(?:heat|calor|monitor|brazalete|grillete|back|feet|knees?|pies|espalda|rodillas?|commute|wait|fila|line|"
     r"bills|rent|renta|shoes|boots)\b[\w' ]{0,15}\b(?:is|are|esta|estan|me esta|me estan) (?:killing|matando)\b"
@@ -509,6 +510,7 @@ _IDIOM: Final = re.compile(
     r"choco|rayo|no (?:llego|le hablo|recojo|limpio))\b"
     r"|\bi(?:d| would) rather die than\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
 )
+_DYING_OF: Final = re.compile(r"\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de\b")
 # What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.
 _WEAPON_OR_THREAT: Final = re.compile(
     r"\b(?:gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
@@ -565,7 +567,8 @@ _RESEARCH: Final = re.compile(
     r"cuant[oa]s personas|cuanta gente|cuantos se|research\w*|investigacion|sociology|paper for|doing a paper|"
     r"tarea|proyecto|for (?:my|a) class|pa mi clase|para mi clase|is it true|es cierto|es verdad|i read|lo vi en|"
     r"in the news|en las noticias|most (?:overdoses|people)|stats|pregunta general|general question|"
-    r"hypothetical\w*|hipotetic\w*)\b"
+    r"hypothetical\w*|hipotetic\w*|how many (?:ppl|guys|men|women|folks|of us|dudes|inmates)|(?:the|actual) rates?|"
+    r"(?:the )?news (?:said|says)|saw (?:it )?on the news|good samaritan|cuant[oa]s (?:\w+ )?(?:se mueren|mueren))\b"
 )
 _CLAUSE_BREAK: Final = re.compile(r"[.!?;,]|\b(?:but|pero|now|ahora|though|tho|anyway)\b")
 _IMMINENT_TIME: Final = re.compile(
@@ -773,7 +776,10 @@ def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subje
     if _over_later_or_another_sense(norm, start, end, category, subject):
         return True
     for m in _IDIOM.finditer(norm, max(0, start - 60), min(len(norm), end + 60)):
-        if (m.start() <= start < m.end() or start <= m.start() < end) and not serious:
+        # A weapon or a past attack makes "gonna kill me" a threat again; it cannot make "dying of shame" one
+        # ("me quiero morir de la verguenza, fui un dia antes" is still the idiom).
+        hyperbole = _DYING_OF.match(m.group(0)) is not None
+        if (m.start() <= start < m.end() or start <= m.start() < end) and (hyperbole or not serious):
             return True
     if subject != "first" and _RESEARCH.search(norm):
         return True

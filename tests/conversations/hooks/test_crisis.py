@@ -21,6 +21,10 @@ from conversations.hooks.crisis import CRISIS_CATEGORIES, SEVERITIES, CrisisResu
         ("i got raped and idk if i should go to the hospital", "sexual_assault"),
         ("me violaron", "sexual_assault"),
         ("no tengo donde dormir esta noche", "housing_emergency"),
+        # The idioms and research forms above must not swallow the crisis beside them.
+        ("me quiero morir antes de volver a la carcel", "suicide_self_harm"),
+        ("how many pills would it take, i have a whole bottle", "suicide_self_harm"),
+        ("my heart rate is crazy i took too many pills", "medical_emergency_overdose"),
     ],
 )
 def test_it_detects_the_crises_real_people_write(text: str, category: str) -> None:
@@ -53,6 +57,10 @@ def test_it_detects_the_crises_real_people_write(text: str, category: str) -> No
         "what percent of people overdose in the first two weeks after release",
         "my phone is about to die, ill text back later",
         "me quiero morir de la verguenza si mi hija ve mi foto",
+        "me quiero morir de la verguenza, llegue a mi cita un dia antes",
+        "me quiero morir de la emocion, mi hija se gradua el sabado",
+        "how many guys coming out end up overdosing in the first month, whats the actual rate",
+        "the news said overdoses went up again, where do i get test strips",
         "mi sobrino intento quitarse la vida el ano pasado, ya esta mejor, hay terapia",
         "vivo en la calle Guadalupe 1817, me mandan la info por correo",
     ],
