@@ -120,12 +120,42 @@ REGRESSION_FLOORS_BLIND5: Final[dict[str, tuple[str, float]]] = {
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.10),
 }
+# The sixth blind split (blind6, two new authors, frozen 2026-12-02), from its third reading (eighth session:
+# mm-7e05464a6734 retrained with train_messages7a/7b, the rules' new idiom and research cancellations) less about one
+# or two messages per rate. Its first two readings are in the model card.
+REGRESSION_FLOORS_BLIND6: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.96),
+    "suicide_recall": (">=", 0.95),
+    "crisis_category_accuracy": (">=", 0.87),
+    "false_crisis_rate": ("<=", 0.09),
+    "need_accuracy": (">=", 0.83),
+    "conversation_need_accuracy": (">=", 0.79),
+    "conversation_region_accuracy": (">=", 0.85),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
+# The seventh blind split (blind7, two new authors, frozen 2026-12-03 before the eighth session trained or tuned
+# anything), from its one reading (mm-7e05464a6734 and that session's rules) less about one or two messages per rate.
+# Several goals are not met there: suicide recall 20/23, false crises 31/305, per-turn need 238/304.
+REGRESSION_FLOORS_BLIND7: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.96),
+    "suicide_recall": (">=", 0.86),
+    "crisis_category_accuracy": (">=", 0.91),
+    "false_crisis_rate": ("<=", 0.11),
+    "need_accuracy": (">=", 0.84),
+    "conversation_need_accuracy": (">=", 0.77),
+    "conversation_region_accuracy": (">=", 0.89),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
 REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind": REGRESSION_FLOORS,
     "blind2": REGRESSION_FLOORS_BLIND2,
     "blind3": REGRESSION_FLOORS_BLIND3,
     "blind4": REGRESSION_FLOORS_BLIND4,
     "blind5": REGRESSION_FLOORS_BLIND5,
+    "blind6": REGRESSION_FLOORS_BLIND6,
+    "blind7": REGRESSION_FLOORS_BLIND7,
 }
 
 

@@ -151,7 +151,10 @@ _SAFE_NOW: Final = re.compile(
     r"(?:ambulance|paramedics|police|cops) (?:came|got here|are here)|i(?:'?m| am) at (?:a|the) (?:shelter|crisis center|hospital)|"
     r"i got a bed|(?:i'?m|im|i am) (?:good|ok|okay|safe) for (?:now|tonight)|"
     r"ya (?:les? )?(?:llame|hable)|ya (?:vino|llego) la ambulancia|ya (?:estoy|me quedo) con (?:mi|un|una)|"
-    r"ya tengo donde (?:quedarme|dormir)|ya me (?:revisaron|atendieron))\b",
+    r"ya tengo donde (?:quedarme|dormir)|ya me (?:revisaron|atendieron)|"
+    # Feeling better, or a bed found: "ya me siento mejor", "ya estoy mejor", "a shelter took me in".
+    r"(?<!no )(?:ya )?(?:me siento|estoy) mejor|(?:i'?m|im|i am) (?:feeling |doing )?better|(?<!not )feeling better|"
+    r"(?:took|let) me in|got me (?:a|into a|into the) (?:bed|room|motel|shelter)|motel voucher)\b",
     re.IGNORECASE,
 )
 # The person says they are changing the subject: the message is judged on its own (its own crisis
@@ -172,7 +175,8 @@ def continues_previous(own_words: str) -> bool:
     or an explicit change of subject keeps the crisis line in front of the person ("estamos en
     odessa", "is there a shelter open now"): when in doubt, the crisis wins.
     """
-    return not _COURTESY.match(own_words) and not _SAFE_NOW.search(own_words) and not _NEW_TOPIC.search(own_words)
+    folded = fold(own_words)  # "ya hablé al 988" is "ya hable" to the patterns
+    return not _COURTESY.match(own_words) and not _SAFE_NOW.search(folded) and not _NEW_TOPIC.search(folded)
 
 
 @dataclass(frozen=True)

@@ -161,8 +161,15 @@ def test_a_crisis_is_carried_until_the_help_came_or_the_person_changes_the_subje
         "different question, how do i get my birth certificate",
         "cambiando de tema, hay despensas por aqui?",
         "gracias",
+        "ya hablé al 988 con una señora, me ayudó",  # accents do not hide that the help came
+        "ya me siento mejor, ahora como aplico al medicaid",
+        "im feeling better now, where do i get a bus pass",
+        "a shelter on main street took me in for the night",
     ):
         assert not continues_previous(text), text
+    # Feeling bad is not feeling better.
+    for text in ("i dont feel better, it still hurts", "no me siento mejor"):
+        assert continues_previous(text), text
 
 
 def test_a_question_about_the_same_service_keeps_the_need_even_when_the_model_is_sure() -> None:
