@@ -35,6 +35,8 @@ BLIND6_MESSAGES: Final = DATA_DIR / "blind6_messages.jsonl"
 BLIND6_CONVERSATIONS: Final = DATA_DIR / "blind6_conversations.jsonl"
 BLIND7_MESSAGES: Final = DATA_DIR / "blind7_messages.jsonl"
 BLIND7_CONVERSATIONS: Final = DATA_DIR / "blind7_conversations.jsonl"
+BLIND8_MESSAGES: Final = DATA_DIR / "blind8_messages.jsonl"
+BLIND8_CONVERSATIONS: Final = DATA_DIR / "blind8_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
@@ -51,7 +53,8 @@ DEV_CONVERSATION_FILES: Final = (DEV_CONVERSATIONS, DEV_CONVERSATIONS2, DEV_CONV
 # and then while tuning, so it stopped being blind; the second was read twice (before and after the
 # crisis rules were cancelled on idioms); the third was read three times while the model and rules
 # were retrained; the fourth three times, the fifth twice, the sixth twice (the seventh session's status
-# readings); the seventh, by two new authors frozen before the eighth session trained anything, is the one reported on.
+# readings); the seventh, by two new authors frozen before the eighth session trained anything, was read once and
+# then looked into; the eighth, by two more new authors, is the one reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
@@ -60,6 +63,7 @@ BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind5": (BLIND5_MESSAGES, BLIND5_CONVERSATIONS),
     "blind6": (BLIND6_MESSAGES, BLIND6_CONVERSATIONS),
     "blind7": (BLIND7_MESSAGES, BLIND7_CONVERSATIONS),
+    "blind8": (BLIND8_MESSAGES, BLIND8_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")

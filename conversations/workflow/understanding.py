@@ -57,7 +57,9 @@ _CLOSING_UNIT: Final = (
     r"cool|got it|va|sale|orale|perfecto|perfect|listo|bet|great|awesome|alright|lol|nice|"
     r"(?:i )?appreciate (?:it|you|that|ya|the help)|so much|a lot|yall|y'all|man|bro|mija|mijo|amigo|compa|again|"
     r"mucho|de nuevo|de verdad|por (?:la|tu|su) (?:info|informacion|ayuda)|for (?:the|your) (?:info|help)|"
-    r"(?:this|that) (?:helps|helped|is helpful)|that'?s helpful|(?:i'?ll|i will) call (?:them|you|him|her|it)"
+    r"(?:this|that|it) (?:helps|helped|really helps|really helped)|"
+    r"(?:this|that|it)(?:'?s| is| was) (?:really |very |so |super )?(?:helpful|useful|great|good to know)|"
+    r"(?:eso )?(?:me )?(?:sirve|ayuda|ayudo) (?:mucho|bastante)|muy amable|(?:i'?ll|i will) call (?:them|you|him|her|it)"
     r"(?: tomorrow| later| today| in the morning)?|voy a (?:llamar|hablar)(?: ma[nñ]ana| luego| hoy)?|"
     r"see (?:ya|you)|take care|cuidate|bendiciones|god bless)"
 )

@@ -40,6 +40,8 @@ def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
         "blind6_conversations.jsonl",
         "blind7_messages.jsonl",
         "blind7_conversations.jsonl",
+        "blind8_messages.jsonl",
+        "blind8_conversations.jsonl",
     }
     assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
@@ -80,6 +82,7 @@ def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
         "blind5": (400, 60),
         "blind6": (400, 60),
         "blind7": (400, 60),
+        "blind8": (400, 60),
     }
     assert set(sizes) == set(data.BLIND_SETS)
     for name, (messages_file, conversations_file) in data.BLIND_SETS.items():

@@ -75,6 +75,8 @@ def test_texas_naming_a_document_or_a_system_is_not_where_the_person_is(text: st
         "bet thanks",
         "Gracias, voy a llamar mañana.",
         "muchas gracias de verdad",
+        "Thanks so much, that was really helpful!",
+        "gracias, eso me sirve mucho",
     ],
 )
 def test_a_message_that_only_thanks_and_closes_is_other(text: str) -> None:
