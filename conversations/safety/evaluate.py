@@ -148,6 +148,19 @@ REGRESSION_FLOORS_BLIND7: Final[dict[str, tuple[str, float]]] = {
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.05),
 }
+# The eighth blind split (blind8, two new authors, frozen 2026-12-03 after blind7's reading), from its one reading
+# (mm-b14e4910acfa) less about one or two messages per rate. False crises (21/290) miss the goal there.
+REGRESSION_FLOORS_BLIND8: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.97),
+    "suicide_recall": (">=", 0.95),
+    "crisis_category_accuracy": (">=", 0.92),
+    "false_crisis_rate": ("<=", 0.08),
+    "need_accuracy": (">=", 0.85),
+    "conversation_need_accuracy": (">=", 0.86),
+    "conversation_region_accuracy": (">=", 0.95),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.06),
+}
 REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind": REGRESSION_FLOORS,
     "blind2": REGRESSION_FLOORS_BLIND2,
@@ -156,6 +169,7 @@ REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind5": REGRESSION_FLOORS_BLIND5,
     "blind6": REGRESSION_FLOORS_BLIND6,
     "blind7": REGRESSION_FLOORS_BLIND7,
+    "blind8": REGRESSION_FLOORS_BLIND8,
 }
 
 
