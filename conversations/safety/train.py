@@ -49,7 +49,7 @@ CRISIS_EMBEDDING_WEIGHT: Final = 0.0
 # the rules' own); the suicide head may add a little more. When the cap decides, the recall it costs
 # is reported on the blind split, not hidden. The cap is 0.06, not the issue's 0.05: with train_messages8's crises
 # hidden in ordinary questions in dev the cap decides, and at 0.05 the retired blind sets lost 4 crises (870 -> 866 of
-# 897 messages) for 23 fewer false alarms (eighth session); a missed crisis costs more.
+# 887 messages) for 23 fewer false alarms (eighth session); a missed crisis costs more.
 CRISIS_RECALL_TARGET: Final = 0.98
 SUICIDE_RECALL_TARGET: Final = 1.0
 CRISIS_FPR_CAP: Final = 0.06
