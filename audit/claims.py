@@ -364,6 +364,7 @@ _NEGATOR: Final = re.compile(
 )
 # Spanish negative concord: "no puede preguntar ni hacer", "no tiene que decir nada" negate once.
 _CONCORD: Final = re.compile(r"\b(?:ni|nadie|nada)\b", _F)
+_NOR: Final = re.compile(r"^\W*nor\b", _F)  # only a clause that opens with it: "Nor are you eligible"
 _CONCORD_NEGATOR: Final = re.compile(r"\b(?:nunca|jam[aá]s|ningun[oa]?)\b", _F)
 _PLAIN_NO: Final = re.compile(r"\bno\b(?! (?:divulgaci\w*|contest))", _F)
 # "not required", "doesn't have to", "without a hearing", "no tiene que": optional, not forbidden.
@@ -453,6 +454,8 @@ def _negated(text: str) -> bool:
         count = len(_NEGATOR.findall(text)) - len(_CONCORD_NEGATOR.findall(text))
     else:  # "nadie puede", "nunca es posible"
         count = len(_NEGATOR.findall(text)) + len(_CONCORD.findall(text))
+    if count == 0 and _NOR.search(text):  # "Nor are you eligible …" negates once
+        count = 1
     return (count + _negative_words(text)) % 2 == 1
 
 

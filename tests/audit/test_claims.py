@@ -542,6 +542,18 @@ def test_a_claim_that_names_a_case_the_entry_sets_apart_must_give_it_the_excepti
     assert check_claim(claim, record).outcome == outcome
 
 
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        ("Nor can you vote while you are on parole", "supported"),
+        ("Nor do you have to wait: you can vote on parole", "contradicted"),
+        ("You can vote while on parole, nor do you need to wait", "contradicted"),
+    ],
+)
+def test_a_clause_that_opens_with_nor_is_negated_once(claim, outcome):
+    assert check_claim(claim, VOTING).outcome == outcome
+
+
 EARLY_REVIEW = EvidenceRecord(
     slug="tx-ccp-42a-701",
     citation="Tex. Code Crim. Proc. art. 42A.701",
