@@ -170,7 +170,8 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"\b(?:better off without me|better (?:off )?without me in it|better off if i (?:was|were|wasnt|"
             r"werent) (?:dead|gone|here|around)|better off dead|(?:nobody|no one|noone) (?:would|will|gonna|"
             r"is gonna) (?:even )?(?:care|notice|miss me)|wont be (?:around|here) (?:much )?(?:longer|anymore|"
-            r"tomorrow)|(?:nobody|no one|noone) cares if i (?:live or )?die|(?:a )?burden (?:to|on) "
+            r"tomorrow)|(?:dont|do not|not) plan(?:ning)? on being (?:around|here|alive)"
+            r"(?= ?(?:[.!?,]|$|(?:next|much|after|by|anymore|tomorrow|for (?:long|much longer))\b))|(?:nobody|no one|noone) cares if i (?:live or )?die|(?:a )?burden (?:to|on) "
             r"(?:everyone|everybody|my family)|disappear (?:for good|forever)|giv(?:e|ing) up on (?:life|living)|"
             r"tired of (?:living|life|being alive)|done with (?:life|living|everything|it all)|"
             r"done with all (?:this|of this|of it)(?= ?(?:[.!?,]|$))|ill be gone (?:by|before|soon)|cant (?:do|take) "
@@ -236,7 +237,10 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\b(?:loaded (?:the |my |a )?(?:gun|pistol)|(?:gun|pistol) (?:is )?loaded)\b"
             r"|\b(?:tell|let) my (?:kids|family|mom|mama|daughter|son|wife|girl) (?:that )?i love (?:them|her|him)\b"
             r"|\bgiv(?:e|ing|en|ave) away (?:all )?(?:my|his|her) (?:stuff|things|shit)\b"
-            r"|\b(?:wrote|writing|left|posted) (?:a )?(?:suicide )?(?:note|letters?|goodbye)\b",
+            r"|\b(?:wrote|writing|left|posted) (?:a )?(?:suicide )?(?:note|letters?|goodbye)\b"
+            # A goodbye said as the last message (LABELING.md: goodbye messages), not "my last message for today".
+            r"|\b(?:the|my) last (?:message|text|msg) (?:i (?:ll |will |am gonna |ever )?(?:send|write)|(?:to|for) anyone|ever)\b"
+            r"|\bthis is my last (?:message|text|msg)\b(?! (?:for|today|tonight|til|until|till|before))",
         ),
         means=True,
     ),
@@ -265,7 +269,9 @@ _RULES: Final[tuple[_Rule, ...]] = (
         SUICIDE,
         "elevated",
         _rx(
-            r"\bya no aguanto\b|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
+            # "ya no aguanto la chamba jaja" is about the job: a named burden with a laugh is venting.
+            r"\bya no aguanto\b(?! (?:la|el|mi|este|esta|los|las) (?:chamba|jale|trabajo|turno|calor|frio|dolor|espalda|"
+            r"pies|renta|escuela|clase|trafico|fila|jefe|jefa)\b[^.?!]{0,40}\b(?:jaja\w*|jeje\w*|lol|xd)\b)|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
             r"|\bla vida no tiene sentido\b|\bno vale la pena vivir\b|\bpara que (?:seguir )?vivir\b"
             r"|\bnadie me (?:extranaria|va a extranar|notaria)\b|\bsi me muero\b(?! de)"
             r"|\b(?:estarian|estarias|estaria|vivirian) mejor sin mi\b"
@@ -278,6 +284,11 @@ _RULES: Final[tuple[_Rule, ...]] = (
         _rx(
             r"\b(?:pastillas|pildoras) (?:guardadas|juntadas)\b|\b(?:guardando|juntando) (?:las |mis )?"
             r"(?:pastillas|pildoras)\b|\b(?:aventar|aventarme|tirarme) (?:del|de un|al) (?:puente|edificio|tren)\b"
+            # A means made ready ("ya tengo la soga lista"), self-cutting said in Spanish ("me corto pa sentir algo").
+            r"|\b(?:la|una|mi) (?:soga|cuerda) (?:ya )?(?:lista|preparada|amarrada|colgada)\b"
+            r"|\bme (?:corto|sigo cortando|estoy cortando|he cortado|cortaba otra vez)\b(?= (?:pa|para|otra vez|de nuevo|cada|seguido|mas|los brazos|las piernas|las munecas|el brazo|la pierna|las venas)\b)"
+            r"|\bmi ultimo (?:mensaje|texto)\b(?! (?:de|del|por|para) (?:hoy|la noche|el dia|ahorita))"
+            r"|\bya no voy a estar(?: aqui| por aqui)?(?= ?(?:[.!?,]|$|para (?:cuando|entonces|el)|mucho tiempo))"
         ),
         means=True,
     ),
@@ -381,6 +392,8 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"neck|hair|body|throat))\b"
             rf"|\b(?:he|she|hes|shes|they)\b(?:\s+\w+){{0,3}}?\s+{_HIT_VERBS} me\b(?! (?:out|off|up (?:for|about|when)))"
             r"|\b(?:me|nos) (?:pega|pego|golpea|golpean|golpeo|maltrata|ahorca|ahorco|encierra|lastima)\b"
+            # "me pegó la gripa" is catching the flu, not being hit.
+            r"(?! (?:la|el|una|un) (?:gripa|gripe|covid|resfriado|virus|calor|sol|flu|tos|infeccion|chorro|susto)\b)"
             rf"|\b(?:scared|afraid|terrified) of my {_PARTNER}\b"
             rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see(?! (?:my|our|the) (?:son|daughter|kids?|child|children|baby|boys?|girls?))|leave|go|talk|use|"
             r"work|call|keep)\b"
@@ -515,6 +528,11 @@ _DYING_OF: Final = re.compile(r"\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de
 _WEAPON_OR_THREAT: Final = re.compile(
     r"\b(?:gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
     r"beat|golpe\w*|pego|hit me|before|antes)\b"
+)
+_IF_AFTER: Final = re.compile(r" ?(?:if|si)\b")
+_WEAPON_OR_THREAT_NAMED: Final = re.compile(
+    r"\b(?:gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
+    r"beat|golpe\w*|pego|hit me)\b"
 )
 # Spanish first-person forms inside a hit ("quitarme la vida", "aventarme"): the writer, whatever
 # word came before ("he pensado" is "I have thought", not "he").
@@ -779,7 +797,11 @@ def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subje
         # A weapon or a past attack makes "gonna kill me" a threat again; it cannot make "dying of shame" one
         # ("me quiero morir de la verguenza, fui un dia antes" is still the idiom).
         hyperbole = _DYING_OF.match(m.group(0)) is not None
-        if (m.start() <= start < m.end() or start <= m.start() < end) and (hyperbole or not serious):
+        # "mi jefa me va a matar si no le llevo los papeles hoy": said on a condition, the time word and the "before"
+        # belong to the errand; only a weapon, a debt or a threat named makes it one again.
+        conditional = _IF_AFTER.match(norm, m.end()) is not None
+        threat = _WEAPON_OR_THREAT_NAMED.search(norm) if conditional else serious
+        if (m.start() <= start < m.end() or start <= m.start() < end) and (hyperbole or not threat):
             return True
     if subject != "first" and _RESEARCH.search(norm):
         return True

@@ -37,6 +37,10 @@ BLIND7_MESSAGES: Final = DATA_DIR / "blind7_messages.jsonl"
 BLIND7_CONVERSATIONS: Final = DATA_DIR / "blind7_conversations.jsonl"
 BLIND8_MESSAGES: Final = DATA_DIR / "blind8_messages.jsonl"
 BLIND8_CONVERSATIONS: Final = DATA_DIR / "blind8_conversations.jsonl"
+BLIND9_MESSAGES: Final = DATA_DIR / "blind9_messages.jsonl"
+BLIND9_CONVERSATIONS: Final = DATA_DIR / "blind9_conversations.jsonl"
+BLIND10_MESSAGES: Final = DATA_DIR / "blind10_messages.jsonl"
+BLIND10_CONVERSATIONS: Final = DATA_DIR / "blind10_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
@@ -54,7 +58,9 @@ DEV_CONVERSATION_FILES: Final = (DEV_CONVERSATIONS, DEV_CONVERSATIONS2, DEV_CONV
 # crisis rules were cancelled on idioms); the third was read three times while the model and rules
 # were retrained; the fourth three times, the fifth twice, the sixth twice (the seventh session's status
 # readings); the seventh, by two new authors frozen before the eighth session trained anything, was read once and
-# then looked into; the eighth, by two more new authors, is the one reported on.
+# then looked into; the eighth, by two more new authors, was read once at the end of the eighth session; the ninth,
+# by two more new authors frozen before the ninth session changed anything, was read once and its errors looked
+# into; the tenth, by two more new authors frozen after that, is the one reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
@@ -64,6 +70,8 @@ BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind6": (BLIND6_MESSAGES, BLIND6_CONVERSATIONS),
     "blind7": (BLIND7_MESSAGES, BLIND7_CONVERSATIONS),
     "blind8": (BLIND8_MESSAGES, BLIND8_CONVERSATIONS),
+    "blind9": (BLIND9_MESSAGES, BLIND9_CONVERSATIONS),
+    "blind10": (BLIND10_MESSAGES, BLIND10_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")

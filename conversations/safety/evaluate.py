@@ -161,6 +161,35 @@ REGRESSION_FLOORS_BLIND8: Final[dict[str, tuple[str, float]]] = {
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.06),
 }
+# The ninth blind split (blind9, two new authors, frozen 2026-12-03 before the ninth session changed anything), read
+# once with mm-fdc0f8b52c3e (crisis 128/130, suicide 21/22, false 15/290, per-turn need 205/269), then its errors
+# looked into (a crisis is over once time has passed or the danger was taken away; flu, errand and venting idioms);
+# floors from the shipped mm-d36132c07768 (retrained without two rows that repeat blind10) less a message or two.
+REGRESSION_FLOORS_BLIND9: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.97),
+    "suicide_recall": (">=", 0.95),
+    "crisis_category_accuracy": (">=", 0.92),
+    "false_crisis_rate": ("<=", 0.055),
+    "need_accuracy": (">=", 0.85),
+    "conversation_need_accuracy": (">=", 0.77),
+    "conversation_region_accuracy": (">=", 0.98),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
+# The tenth blind split (blind10, two new authors, frozen 2026-12-03 after blind9's reading), from its one reading
+# (mm-d36132c07768) less about one or two messages per rate. Goals missed there: crisis recall 124/130, suicide 20/22,
+# false crises 19/290, the Spanish need gap (es 0.808, en 0.910), per-turn need 210/274.
+REGRESSION_FLOORS_BLIND10: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.94),
+    "suicide_recall": (">=", 0.90),
+    "crisis_category_accuracy": (">=", 0.91),
+    "false_crisis_rate": ("<=", 0.075),
+    "need_accuracy": (">=", 0.85),
+    "conversation_need_accuracy": (">=", 0.76),
+    "conversation_region_accuracy": (">=", 0.94),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.11),
+}
 REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind": REGRESSION_FLOORS,
     "blind2": REGRESSION_FLOORS_BLIND2,
@@ -170,6 +199,8 @@ REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind6": REGRESSION_FLOORS_BLIND6,
     "blind7": REGRESSION_FLOORS_BLIND7,
     "blind8": REGRESSION_FLOORS_BLIND8,
+    "blind9": REGRESSION_FLOORS_BLIND9,
+    "blind10": REGRESSION_FLOORS_BLIND10,
 }
 
 

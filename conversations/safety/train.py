@@ -35,24 +35,32 @@ SEED: Final = 20261201
 MAX_FEATURES: Final = 20000
 MIN_DF: Final = 2
 EMBEDDING_WEIGHT: Final = 1.0
-C_CRISIS: Final = 16.0
+C_CRISIS: Final = 8.0
 C_CATEGORY: Final = 4.0
 C_NEED: Final = 16.0
 C_FLAG: Final = 4.0
 FOLDS: Final = 5
-# Measured on dev: MiniLM's embedding adds little to detecting a crisis and blurs false alarms, so
-# the crisis heads read the text alone; the need and flag heads use both.
-CRISIS_EMBEDDING_WEIGHT: Final = 0.0
+# The crisis heads read the embedding at a lower weight than the need and flag heads. Until the eighth session they
+# read the text alone (on the smaller dev of the time the embedding blurred false alarms). With ~7,750 training
+# messages, on the retired blind sets (blind..blind8, 1,017 crises, 2,589 ordinary messages; rules OR the pooled
+# head, its threshold from dev; ninth session): the text alone found 984 crises for 136 false alarms at a dev cap of
+# 0.04 and 991 for 153 at 0.05; the embedding at 0.6 with C 8 found 995 for 124 and 1,000 for 137 (0.5 and 0.7
+# within a few messages of it, 1.0 and above worse).
+# A head fitted at this weight has it folded into its embedding coefficients (`_embedding_scaled`).
+CRISIS_EMBEDDING_WEIGHT: Final = 0.6
 # Recall-first crisis thresholds, up to a false-alarm cap: the highest threshold that keeps the
 # recall target on dev, unless that costs more false alarms than the cap allows on dev's ordinary
 # messages. The cap counts the decision as it runs, rules OR model (the model's alarms are added to
 # the rules' own); the suicide head may add a little more. When the cap decides, the recall it costs
-# is reported on the blind split, not hidden. The cap is 0.06, not the issue's 0.05: with train_messages8's crises
-# hidden in ordinary questions in dev the cap decides, and at 0.05 the retired blind sets lost 4 crises (870 -> 866 of
-# 887 messages) for 23 fewer false alarms (eighth session); a missed crisis costs more.
+# is reported on the blind split, not hidden. The cap was 0.06 in the eighth session (text-only heads: at 0.05 the
+# retired blind sets lost 4 crises for 23 fewer false alarms). With the embedding in the crisis heads (ninth session)
+# the pooled head alone read, on the retired sets blind..blind8: cap 0.045 -> 999 of 1,017 crises, 128 false alarms
+# of 2,589; 0.05 -> 1,000 and 137; 0.04 -> 995 and 124. The whole decision as shipped at 0.045 (mm-fdc0f8b52c3e):
+# 999 and 130, against 998 and 181 for the eighth session's model. Dev's rules raise almost no false alarm (1 of
+# 1,007, they were written beside it) while the retired sets' do (42 of 2,589), so the cap sits below the goal.
 CRISIS_RECALL_TARGET: Final = 0.98
 SUICIDE_RECALL_TARGET: Final = 1.0
-CRISIS_FPR_CAP: Final = 0.06
+CRISIS_FPR_CAP: Final = 0.045
 SUICIDE_EXTRA_FPR_CAP: Final = 0.01
 FLAG_THRESHOLD_RANGE: Final = (0.2, 0.8)
 # Messages of at most this many words get crisis thresholds of their own: the n-gram heads see a
@@ -111,6 +119,15 @@ def _calibrated(
     cal_a = np.asarray([cal.a_ for cal in fitted.calibrators], dtype=np.float64)
     cal_b = np.asarray([cal.b_ for cal in fitted.calibrators], dtype=np.float64)
     return weights, bias, cal_a, cal_b
+
+
+def _embedding_scaled(
+    head: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], ratio: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A head's arrays with its embedding coefficients (the last EMBEDDING_DIM columns) multiplied by `ratio`."""
+    weights = np.array(head[0], dtype=np.float64, copy=True)
+    weights[:, -message_model.EMBEDDING_DIM :] *= ratio
+    return weights, head[1], head[2], head[3]
 
 
 def _crisis_threshold(
@@ -191,17 +208,20 @@ def train(
     thin = [c for c in CRISIS_CATEGORIES if int(np.sum(crisis_y == c)) < 2 * FOLDS]
     if thin:
         raise ValueError(f"too few training messages for crisis categories {thin} (need {2 * FOLDS} each)")
-    x_text = _design(vectorizer, train_set, CRISIS_EMBEDDING_WEIGHT)
+    x_crisis = _design(vectorizer, train_set, CRISIS_EMBEDDING_WEIGHT)
+    # The runtime scales every head's embedding by EMBEDDING_WEIGHT; a crisis head fitted on the embedding at its own
+    # weight gets that ratio folded into its embedding coefficients, so w . (r e) is what the runtime computes.
+    ratio = CRISIS_EMBEDDING_WEIGHT / EMBEDDING_WEIGHT
     store(
         "crisis_any",
         ["yes"],
-        [_calibrated(C_CRISIS, x_text, (crisis_y != "none").astype(int), balanced=True)],
+        [_embedding_scaled(_calibrated(C_CRISIS, x_crisis, (crisis_y != "none").astype(int), balanced=True), ratio)],
         multiclass=False,
     )
     store(
         "crisis_suicide",
         ["yes"],
-        [_calibrated(C_CRISIS, x_text, (crisis_y == SUICIDE).astype(int), balanced=True)],
+        [_embedding_scaled(_calibrated(C_CRISIS, x_crisis, (crisis_y == SUICIDE).astype(int), balanced=True), ratio)],
         multiclass=False,
     )
     # Which line, given a crisis: learned from the crisis messages only.

@@ -156,7 +156,23 @@ _SAFE_NOW: Final = re.compile(
     r"ya tengo donde (?:quedarme|dormir)|ya me (?:revisaron|atendieron)|"
     # Feeling better, or a bed found: "ya me siento mejor", "ya estoy mejor", "a shelter took me in".
     r"(?<!no )(?:ya )?(?:me siento|estoy) mejor|(?:i'?m|im|i am) (?:feeling |doing )?better|(?<!not )feeling better|"
-    r"(?:took|let) me in|got me (?:a|into a|into the) (?:bed|room|motel|shelter)|motel voucher)\b",
+    r"(?:took|let) me in|got me (?:a|into a|into the) (?:bed|room|motel|shelter)|motel voucher|"
+    # It is over (LABELING.md: `none` once the person is clearly past it): time has passed, the danger was taken
+    # away, the hospital let them go, a bed or an order came through.
+    r"next day|the day after|(?:it'?s|its|it has) been (?:a |an )?(?:couple|few|two|three|\d+) (?:of )?(?:days|weeks|months)|"
+    r"(?:a|two|three|\d+|couple of|few) (?:weeks|months) ago|hace (?:dos|tres|\d+|unas?) (?:semanas|meses)|"
+    r"(?:protective|restraining) order (?:was |got |is )?(?:granted|approved|signed)|me (?:dieron|otorgaron) la orden|"
+    r"(?:sent|let) me (?:go )?home|(?:got )?discharged|me dieron de alta|(?:ya )?estoy estable|"
+    r"(?:scan|test|tests|results?) (?:was|were|came back) (?:clear|fine|normal|ok|okay)|"
+    r"(?:se lo|se la|se los) llevaron|(?:lo|la|los) arrestaron|(?:ya )?agarraron a|(?:arrested|locked up) (?:him|her|them)|"
+    r"ya se calmo(?: todo)?|me dieron (?:cama|un cuarto|lugar)|i see a counselor)\b",
+    re.IGNORECASE,
+)
+# The help was called but has not come ("ya llamé al 911 pero no llegan"): the crisis goes on.
+_STILL_WAITING: Final = re.compile(
+    r"\b(?:pero|but|and|y) (?:todavia |aun |still )?(?:no|nobody|no one|they (?:havent|haven't|arent|aren't|still havent)|"
+    r"nadie) (?:llega|llegan|han llegado|ha llegado|vienen|viene|contesta|contestan|came|come|answer\w*|here|showed up|"
+    r"show up|picked up|pick up)\b",
     re.IGNORECASE,
 )
 # The person says they are changing the subject: the message is judged on its own (its own crisis
@@ -178,6 +194,8 @@ def continues_previous(own_words: str) -> bool:
     odessa", "is there a shelter open now"): when in doubt, the crisis wins.
     """
     folded = fold(own_words)  # "ya hablé al 988" is "ya hable" to the patterns
+    if _STILL_WAITING.search(folded):
+        return True
     return not _COURTESY.match(own_words) and not _SAFE_NOW.search(folded) and not _NEW_TOPIC.search(folded)
 
 

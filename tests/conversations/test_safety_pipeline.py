@@ -42,6 +42,10 @@ def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
         "blind7_conversations.jsonl",
         "blind8_messages.jsonl",
         "blind8_conversations.jsonl",
+        "blind9_messages.jsonl",
+        "blind9_conversations.jsonl",
+        "blind10_messages.jsonl",
+        "blind10_conversations.jsonl",
     }
     assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
@@ -83,6 +87,8 @@ def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
         "blind6": (400, 60),
         "blind7": (400, 60),
         "blind8": (400, 60),
+        "blind9": (400, 60),
+        "blind10": (400, 60),
     }
     assert set(sizes) == set(data.BLIND_SETS)
     for name, (messages_file, conversations_file) in data.BLIND_SETS.items():
@@ -154,6 +160,44 @@ def test_training_is_deterministic_the_same_data_gives_the_same_artifact(tmp_pat
     train.write_artifact(*train.train(small_train, small_dev), directory=second)
     for name in ("message_model.json", "message_model.npz"):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_the_runtime_reads_a_crisis_head_as_it_was_fitted_embedding_weight_included() -> None:
+    """The crisis heads are fitted on the embedding at CRISIS_EMBEDDING_WEIGHT while the runtime feeds every head the
+    embedding at EMBEDDING_WEIGHT: the artifact must fold the ratio into the coefficients, or every threshold chosen
+    on dev and every decision at run time reads a different model from the one that was fitted."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from conversations.hooks.textfeatures import analyze
+
+    assert train.CRISIS_EMBEDDING_WEIGHT != train.EMBEDDING_WEIGHT  # otherwise this test proves nothing
+    small_train = train.prepare(_small(data.read_messages(data.TRAIN), 20, 420), _stub_embed)
+    small_dev = train.prepare(_small(data.read_messages(data.DEV), 8, 60), _stub_embed)
+    meta, arrays = train.train(small_train, small_dev)
+    runtime = message_model.MessageModel(meta, arrays)
+    vectorizer = TfidfVectorizer(
+        analyzer=analyze, sublinear_tf=True, vocabulary=meta["vocabulary"], norm="l2", dtype=np.float64
+    )
+    vectorizer.fit(small_train.texts)
+    vectorizer.idf_ = arrays["idf"].astype(np.float64)
+
+    def design(prepared: train.Prepared) -> sparse.csr_matrix:
+        text = vectorizer.transform(prepared.texts)
+        return sparse.hstack(
+            [text, sparse.csr_matrix(prepared.embeddings * train.CRISIS_EMBEDDING_WEIGHT)], format="csr"
+        )
+
+    y = np.asarray([m.crisis != "none" for m in small_train.messages]).astype(int)
+    weights, bias, cal_a, cal_b = train._calibrated(train.C_CRISIS, design(small_train), y, balanced=True)
+    scores = design(small_dev) @ weights.ravel() + bias[0]
+    expected = 1.0 / (1.0 + np.exp(cal_a[0] * scores + cal_b[0]))
+    got = [
+        runtime.raw_probabilities(text, emb)["crisis_any"]["yes"]
+        for text, emb in zip(small_dev.texts, small_dev.embeddings, strict=True)
+    ]
+    assert np.allclose(got, expected, atol=1e-4)
 
 
 def test_floors_report_what_is_missed() -> None:

@@ -167,8 +167,18 @@ def test_a_crisis_is_carried_until_the_help_came_or_the_person_changes_the_subje
         "ya me siento mejor, ahora como aplico al medicaid",
         "im feeling better now, where do i get a bus pass",
         "a shelter on main street took me in for the night",
+        # Clearly past it: time went by, the danger was taken away, the hospital let them go, an order came through.
+        "next day. slept ok, seeing the counselor thursday. what papers do i bring for medicaid",
+        "Update: the protective order was granted two weeks ago and he's stayed away since",
+        "ya se calmo todo, la semana pasada agarraron a los vatos",
+        "Me dieron de alta del hospital ayer y ya estoy estable",
+        "My girlfriend drove me to the ER last night, the scan was clear, they sent me home",
+        "ya llegaron los sheriffs y se lo llevaron esposado",
     ):
         assert not continues_previous(text), text
+    # Called, but the help has not come: still the crisis.
+    for text in ("ya llame al 911 pero no llegan", "i called 911 but they still havent come"):
+        assert continues_previous(text), text
     # Feeling bad is not feeling better.
     for text in ("i dont feel better, it still hurts", "no me siento mejor"):
         assert continues_previous(text), text

@@ -25,6 +25,21 @@ from conversations.hooks.crisis import CRISIS_CATEGORIES, SEVERITIES, CrisisResu
         ("me quiero morir antes de volver a la carcel", "suicide_self_harm"),
         ("how many pills would it take, i have a whole bottle", "suicide_self_harm"),
         ("my heart rate is crazy i took too many pills", "medical_emergency_overdose"),
+        # A means made ready, cutting said in Spanish, a goodbye as the last message (LABELING.md's indirect forms).
+        ("si no encuentro nada pal viernes ya tengo la soga lista, ni modo", "suicide_self_harm"),
+        ("me corto pa sentir algo. desde que sali lo hago mas seguido", "suicide_self_harm"),
+        ("tell ms brenda thank you for everything. this is my last message", "suicide_self_harm"),
+        ("este es mi ultimo mensaje. gracias por todo", "suicide_self_harm"),
+        (
+            "can i walk in at the pantry. not that it matters, i dont plan on being around next week",
+            "suicide_self_harm",
+        ),
+        ("ayudan con el GED? bueno olvidenlo ya no tiene caso ya no voy a estar", "suicide_self_harm"),
+        # The idiom's exceptions do not swallow a threat or a hit.
+        ("my girl is gonna kill me if i dont come home tonight, she has a gun", "domestic_violence"),
+        ("mi jefa me va a matar si no llego hoy, trae la pistola", "immediate_danger"),
+        ("mi esposo me pego anoche y tengo miedo", "domestic_violence"),
+        ("ya no aguanto la chamba, ya no quiero vivir", "suicide_self_harm"),
     ],
 )
 def test_it_detects_the_crises_real_people_write(text: str, category: str) -> None:
@@ -63,6 +78,17 @@ def test_it_detects_the_crises_real_people_write(text: str, category: str) -> No
         "the news said overdoses went up again, where do i get test strips",
         "mi sobrino intento quitarse la vida el ano pasado, ya esta mejor, hay terapia",
         "vivo en la calle Guadalupe 1817, me mandan la info por correo",
+        "ok this is my last message for today, my phone is dying",
+        "este es mi ultimo mensaje de hoy, gracias",
+        "me corto el pelo en la barberia de la esquina, aceptan a gente con record?",
+        "necesito una cuerda para tender la ropa en el cuarto",
+        "i dont plan on being around the old neighborhood, can parole move me",
+        "i wont be around next week, im visiting my mom in tyler with a travel permit",
+        "ya no voy a estar en el programa de la iglesia, donde mas dan comida",
+        "mi jefa me va a matar si no le llevo los papeles de la escuela hoy, donde imprimo gratis?",
+        "my mom is gonna murder me if i dont get this child support thing sorted before she gets back",
+        "me pego la gripa bien fuerte pero ya voy mejorando, puedo faltar a mi clase de probation?",
+        "ya no aguanto la chamba en el restaurante jaja, hay trabajos en bodega?",
     ],
 )
 def test_it_does_not_flag_idioms_history_negation_or_charges(text: str) -> None:
