@@ -525,15 +525,14 @@ _IDIOM: Final = re.compile(
 )
 _DYING_OF: Final = re.compile(r"\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de\b")
 # What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.
-_WEAPON_OR_THREAT: Final = re.compile(
-    r"\b(?:gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
-    r"beat|golpe\w*|pego|hit me|before|antes)\b"
+_THREAT_NAMED_WORDS: Final = (
+    r"gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
+    r"beat|golpe\w*|pego|hit me"
 )
+_WEAPON_OR_THREAT: Final = re.compile(rf"\b(?:{_THREAT_NAMED_WORDS}|before|antes)\b")
+# Said on a condition ("… si no le llevo los papeles"), only a weapon, a debt or a threat named makes it one again.
 _IF_AFTER: Final = re.compile(r" ?(?:if|si)\b")
-_WEAPON_OR_THREAT_NAMED: Final = re.compile(
-    r"\b(?:gun|pistol|knife|rifle|pistola|cuchillo|navaja|arma|deuda|debt|owe|threat\w*|amenaz\w*|stabbed|shot|"
-    r"beat|golpe\w*|pego|hit me)\b"
-)
+_WEAPON_OR_THREAT_NAMED: Final = re.compile(rf"\b(?:{_THREAT_NAMED_WORDS})\b")
 # Spanish first-person forms inside a hit ("quitarme la vida", "aventarme"): the writer, whatever
 # word came before ("he pensado" is "I have thought", not "he").
 _FIRST_REFLEXIVE: Final = re.compile(r"\w(?:rme|arme|irme|erme)\b|\bme (?:mato|quito|aviento|tiro)\b")
