@@ -46,6 +46,8 @@ def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
         "blind9_conversations.jsonl",
         "blind10_messages.jsonl",
         "blind10_conversations.jsonl",
+        "blind11_messages.jsonl",
+        "blind11_conversations.jsonl",
     }
     assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
@@ -89,6 +91,7 @@ def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
         "blind8": (400, 60),
         "blind9": (400, 60),
         "blind10": (400, 60),
+        "blind11": (400, 60),
     }
     assert set(sizes) == set(data.BLIND_SETS)
     for name, (messages_file, conversations_file) in data.BLIND_SETS.items():
