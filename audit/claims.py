@@ -76,7 +76,8 @@ _STOP: Final = frozenset(
     per via s t after before until once while during right away get gets got though although despues antes hasta mientras durante
     soon again vez el la los las un una unos unas y o pero si de del al a en con por para como es son fue ser esta este estos estas
     ese esa eso lo le les se su sus usted ustedes que qué cual cuando donde mientras muy mas más tambien también ya
-    puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti""".split()
+    puede pueden debe deben tiene tienen hay cannot even still puedes debes tienes estas eres te tu tus ti
+    ningun ninguno ninguna nada nadie ni nunca cuanto""".split()
 )
 # Words every entry and every claim share: they say nothing about which rule is meant.
 _GENERIC: Final = frozenset(
@@ -101,6 +102,8 @@ _SYNONYMS: Final = {
     "preso": "prision",
     "presa": "prision",
     "carcel": "prision",
+    "corte": "tribunal",  # both Spanish words for the court
+    "cortes": "tribunal",
     "probatoria": "probation",
     "lowered": "reduce",
     "lower": "reduce",
@@ -373,7 +376,9 @@ _OPTIONAL: Final = re.compile(
     r"|\b(?:optional|voluntary|opcional|voluntari[oa])\b"
     r"|\b(?:does|do)\s+not\s+(?:have|need)\s+to\b|\b(?:doesn't|don't)\s+(?:have|need)\s+to\b|\bno need to\b"
     r"|\b(?:without|with no)\s+(?:a|an|one|any)\s+\w+|\bno (?:tiene|tienes|tienen|necesita|necesitas|necesitan) que\b"
-    r"|\bno (?:est[aá]n?|estas) obligad\w*|\bno hace falta\b|\bno (?:es|son) necesari\w*|\bsin (?:una?|ninguna?)\s+\w+",
+    r"|\bno (?:est[aá]n?|estas) obligad\w*|\bno hace falta\b|\bno (?:es|son) necesari\w*|\bsin (?:una?|ninguna?)\s+\w+"
+    # "es posible que no haya audiencia": there may be none, i.e. it is not required
+    r"|\b(?:es posible que|puede que|quiz[aá]s?)\s+no\s+haya\b",
     _F,
 )
 _OBLIGATION: Final = re.compile(
@@ -392,13 +397,16 @@ _NEGATIVE_WORD: Final = re.compile(
     r"|\b(?:ban|prohibition|prohibici[oó]n)\b[^,.;]{0,25}?\b(?:appl(?:y|ies)|lasts?|se aplica|aplica|dura)\b"
     r"|\blas? aplica\w*"  # "Texas no la aplica": the ban, said as a pronoun
     r"|\b(?:stops?|keeps?|prevents?|bars?)\s+(?:\w+\s+){0,3}?(?:from|off)\b|\bturns?\s+(?:\w+\s+)?(?:away|down)\b"
-    r"|\b(?:is|are|it's|be|remains?|still)\s+(?:\w+\s+){0,2}?(?:a crime|an? (?:\w+[- ]){0,2}felony)\b|\bcommits?\s+an?\b"
+    # "is a crime", "is still a felony" — not "is convicted of a crime" (what happened to the person)
+    r"|\b(?:is|are|it's|be|remains?|still)\s+(?!(?:convicted|charged|accused|arrested|found guilty|sentenced)\b)"
+    r"(?:\w+\s+){0,2}?(?:a crime|an? (?:\w+[- ]){0,2}felony)\b|\bcommits?\s+an?\b"
     r"|\bmakes? (?:it|this|that) an? (?:\w+[- ]){0,2}?(?:crime|felony|offense)\b"
     r"|\b(?:cuts?|stops?|ends?|suspends?)\s+(?:off\s+)?(?:\w+\s+){0,2}?(?:benefits|aid|payments?|coverage|snap|ssi|medicaid)\b"
     r"|\b(?:cort(?:a|an|ar|o|aron|arle|arte)|suspend(?:e|en|er|io|ieron))\s+(?:\w+\s+){0,2}?(?:beneficios|ayuda|pagos|cobertura|snap|ssi|medicaid)\b"
     r"|\bse (?:cortan?|suspenden?|terminan?|detienen?|pierden?)\b|\bleaves?\b[^,.]{0,60}?\bout(?: of)?\b|\bleft out\b"
     r"|\b(?:is|are|gets?|be|been)\s+(?:\w+\s+)?(?:suspended|cut off|stopped|terminated)\b"
     r"|\b(?:benefits|payments|ssi|snap|medicaid|coverage)\s+(?:\w+\s+){0,3}?(?:stop|stops|end|ends|(?:are|is|get|gets) cut)\b"
+    r"|\b(?:beneficios?|pagos?|ssi|snap|medicaid|cobertura)\s+(?:se\s+)?(?:termina|terminan|acaba|acaban)\b"
     r"|\b(?:the|this|that|esa|esta|la) (?:rule|regla)\s+(?:does not|doesn't|no)\s+(?:se\s+)?(?:appl\w*|aplic\w*)"
     r"|\b(?:restrictions?|restricci[oó]n|rule|regla)\s+(?:only\s+|solo\s+)?(?:covers?|appl(?:y|ies)|cubre|aplica)\b"
     r"|\bproh[ií]b(?:e|en|ir|ido|ida|idos|idas|irle|irles)\b|\bimpid\w*|\bimpide\w*|\bnieg\w*|\bneg(?:ar|arle|arla|arlo|arse|ado|ada|aci[oó]n)\b|\brechaz(?:a|an|ar|o|ado|ada|arle|arlo|arla|aron)\b(?<!\brechazo)"
@@ -495,14 +503,17 @@ _AFTER: Final = re.compile(
     _F,
 )
 _DURING: Final = re.compile(
-    r"\b(?:while|during|still on|on (?:parole|probation|mandatory supervision|supervision|community supervision)"
+    # "while you were in jail" tells what happened then; "while you are on parole" is the gate
+    r"\b(?:while(?! (?:you|they|he|she) (?:were|was)\b)|during|still on|on (?:parole|probation|mandatory supervision|supervision|community supervision)"
     r"|mientras|durante|todav[ií]a en|a[uú]n en|estando en|aunque (?:est[eé]|siga|todav[ií]a))\b",
     _F,
 )
 _IMMEDIATE: Final = re.compile(
     r"\b(?:right away|right (?:after|when) (?:you|they) (?:get out|are released|leave)|immediately|at once|automatically"
     r"|as soon as|the (?:day|moment) (?:you|they)|de inmediato|inmediatamente|enseguida|autom[aá]ticamente|en cuanto"
-    r"|tan pronto como|el d[ií]a (?:que|en que))\b",
+    r"|tan pronto como|el d[ií]a (?:que|en que)"
+    r"|without (?:having to |any )?wait(?:ing)?(?: period)?|no waiting period|with no wait(?:ing period)?"
+    r"|sin (?:tener que |necesidad de )?esperar|sin (?:ning[uú]n )?(?:plazo|periodo|per[ií]odo) de espera)\b",
     _F,
 )
 _ANCHOR_STOP: Final = re.compile(
@@ -948,6 +959,32 @@ def _condition_conflict(claim: str, support: str) -> str | None:
     return None
 
 
+# "even if you haven't been convicted yet", "aunque no te hayan condenado": a condition said not to matter.
+_EVEN_WITHOUT: Final = re.compile(
+    r"\b(?:even if|even though|aunque|aun si|aun cuando)\s+(?:you|they|he|she|the person|usted|t[uú]|la persona)?\s*"
+    r"(?:have not|haven't|has not|hasn't|were not|weren't|was not|wasn't|are not|aren't|did not|didn't|no)\s+"
+    r"(?:te\s+|le\s+|lo\s+|la\s+|se\s+)?(?:yet\s+|been\s+|get\s+|hayas?\s+|hayan\s+|has\s+|han\s+|sido\s+|estado\s+)*"
+    r"(?P<what>(?:\w+\s*){1,4})",
+    _F,
+)
+
+
+def _waived_condition_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "…, even if you haven't been convicted of anything yet" against an entry whose rule runs on the
+    conviction: the draft says a condition the entry names does not matter."""
+    folded = fold(claim)
+    match = _EVEN_WITHOUT.search(folded)
+    if not match:
+        return None
+    named = _case_stems(match.group("what")) - _case_stems("anything anyone nothing nada nadie nunca")
+    for unit in units:
+        if named & _case_stems(unit) and (_CONDITIONAL.search(fold(unit)) or _AFTER.search(fold(unit))):
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "says a condition the entry sets does not matter", unit
+            )
+    return None
+
+
 def _requirement_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
     """ "Without any recommendation" against an entry that allows it "only with" that recommendation."""
     without = _WITHOUT.search(fold(claim))
@@ -982,6 +1019,9 @@ _CLAUSE_BREAK: Final = re.compile(
     r"\s*;\s*|\s*:\s+|\s+[\u2014\u2013]\s+|\s+--?\s+"
     r"|,\s+(?=(?:or|o)\s+(?:must|may|can|has|have|debe|deben|puede|pueden|ha|haya)\b)"
     r"|,\s+(?=(?:and|but|so|plus|y|pero|as[ií] que|diciendo|explicando|adem[aá]s|because|porque|mientras que|either|saying|explaining|stating|though|although)\b)"
+    # ", aunque …" is "although" (its own clause), unless it is "even while still …" ("aunque todavía esté …")
+    # and unless it is a short aside ("…, aunque sea vieja, por …")
+    r"|,\s+(?=aunque\b(?![^,]{0,30}\b(?:todav[ií]a|a[uú]n)\b)(?![^,]{0,25},))"
     r"|\s+(?=(?:and|but|y|pero)\s+(?:does not|do not|doesn't|don't|must|may|can|cannot|can't|will|it|they|then"
     r"|debe|deben|puede|pueden|no|also|tambi[eé]n|luego|se (?:puede|pueden|debe|deben))\b)",
     _F,
@@ -1462,16 +1502,28 @@ def _unfinished_finding(claim: str, units: Sequence[str], record: EvidenceRecord
     return None
 
 
+# "…, aunque hay excepciones para ciertos delitos", "though there are exceptions": a hedge, not a rule.
+_HEDGE_CLAUSE: Final = re.compile(
+    r"^\W*(?:(?:though|although|but|aunque|pero)\s+)?(?:there are|hay|with|con)\s+(?:some\s+|algunas\s+)?"
+    r"(?:exceptions|excepciones)\b[^,;]{0,40}$",
+    _F,
+)
+
+
 def _clauses_finding(
     claim: str, clauses: Sequence[str], units: Sequence[str], record: EvidenceRecord, quote: str
 ) -> ClaimCheck | None:
     """Compare each clause of the claim with its own best support; then the whole claim's place and requirement."""
     for clause in clauses:
+        if _HEDGE_CLAUSE.match(fold(clause)):
+            continue
         exception = _exception_check(clause, record, claim) if _has_polarity(clause) else None
         if exception is not None:
             if exception.outcome == "contradicted":
                 return exception
-            continue
+            stance = stance_of(clause)
+            if stance.gate != "immediate" or stance.negated:
+                continue  # what the entry says of the case it sets apart; "right away" is still checked below
         # The support is chosen by what the clause asserts (its main part, without a leading "After the
         # program," or "If no charges were filed,"); its stance is read from the whole clause.
         spans = _candidates(_LEADING_PHRASE.sub("", clause), units) or _candidates(clause, units)
@@ -1488,7 +1540,11 @@ def _clauses_finding(
             main_finding = _clause_finding(clause, main_spans, record, claim, units)
             if finding is None:
                 finding = main_finding
-            elif main_finding is None and _polarity_only(finding) and _holds_predicate(main, main_spans[0][2]):
+            elif (
+                main_finding is None
+                and _polarity_only(finding)
+                and (_holds_predicate(main, main_spans[0][2]) or _holds_better(main, main_spans[0][2], spans[0][2]))
+            ):
                 # "If your case was dismissed because …, the court may not charge a fee": the condition
                 # matched one sentence, the rule it states is another one, and that one agrees.
                 finding = None
@@ -1497,6 +1553,7 @@ def _clauses_finding(
     return (
         _home_finding(claim, units, record)
         or _requirement_finding(claim, units, record)
+        or _waived_condition_finding(claim, units, record)
         or _scope_finding(claim, units, record)
         or _concession_finding(claim, units, record)
         or _unfinished_finding(claim, units, record)
@@ -1510,6 +1567,25 @@ MAIN_SUPPORT_COVERAGE: Final = 0.6
 
 def _polarity_only(finding: ClaimCheck) -> bool:
     return finding.detail in _POLARITY_DETAILS
+
+
+# The verb a modal governs, negated or not: "no te puede cobrar" -> cobr, "may not charge" -> charg.
+_MODAL_VERB: Final = re.compile(
+    r"\b(?:may|can|must|cannot|can't|puede|pueden|podra|podran|debe|deben)\s+(?:(?:not|no)\s+)?([a-z]+)", _F
+)
+
+
+def _holds_better(main: str, support: str, other: str) -> bool:
+    """The main predicate's span shares at least as many of its content words as the span its condition
+    matched, and the verb its modal governs: "…, the court may not charge any fee" is judged by the
+    sentence about charging, not the one about the case."""
+    stems = content_stems(main)
+    verbs = _verbs(_MODAL_VERB, fold(main))
+    return (
+        _score(stems, support)[1] >= _score(stems, other)[1]
+        and bool(verbs & _verbs(_MODAL_VERB, fold(support)))
+        and not verbs & _verbs(_MODAL_VERB, fold(other))
+    )
 
 
 def _holds_predicate(main: str, support: str) -> bool:

@@ -292,7 +292,9 @@ _CLAIM_ALWAYS: Final = _rx(
     # deadlines and fees
     r"\bwithin\s+\d+\s+(?:business\s+)?(?:days?|weeks?|months?|years?)\b",
     r"\b\d+\s+(?:business\s+)?(?:days?|months?|years?)\s+(?:after|before|of)\b",
-    r"\bafter\s+\d+\s+(?:days?|months?|years?)\b|\bby the \w+ day\b|\bdeadline\b",
+    r"\bafter\s+\d+\s+(?:days?|months?|years?)\b|\bby the \w+ day\b",
+    # a deadline stated ("the deadline is …", "a deadline of 30 days"), not one mentioned in advice ("at the deadline")
+    r"\bdeadline (?:is|to|for|of)\b|\bdeadline\b(?=[^.;]*\d)",
     r"\b(?:fee|fees|cost|costs|fine|surcharge)\b[^.]{0,40}\$\s?\d|\$\s?\d+[^.]{0,30}\b(?:fee|fees|a month|per month|each month|per license)\b",
     # Spanish
     r"\b(?:es|son|est[aá]|est[aá]n|ser[aá])\s+(?:no\s+)?(?:elegibles?|ilegal|un delito|obligatori[oa]s?)\b",
@@ -401,6 +403,15 @@ class Draft:
         return None
 
 
+_SECTION_NUMBER: Final = re.compile(r"\d+[a-z]?(?:\.\d+[a-z]?)+|\d{2,}[a-z]?")
+
+
+def _names_a_cross_reference(citation: str, quoted: str) -> bool:
+    """ "aunque la sección 508.149 …" names a section the evidence's own summary cross-references by number."""
+    numbers = _SECTION_NUMBER.findall(citation.lower())
+    return bool(numbers) and all(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", quoted.lower()) for n in numbers)
+
+
 def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: AuditContext) -> list[Finding]:
     """Every citation must be an assertable evidence record of this turn; every claim needs one."""
     findings: list[Finding] = []
@@ -408,7 +419,7 @@ def check_citations(draft: Draft, evidence: Sequence[EvidenceRecord], context: A
     quoted = " ".join(f"{record.summary} {record.caveat}" for record in evidence if record.assertable)
     for c in draft.citations:
         record = match_evidence(c.text, evidence)
-        if record is None and c.text in quoted:
+        if record is None and (c.text in quoted or _names_a_cross_reference(c.text, quoted)):
             # The draft repeats a cross-reference that the evidence's own (reviewed) summary makes.
             valid.add(c.start)
             continue

@@ -42,8 +42,12 @@ BLIND6 = SUITE.parent / "blind6_grounding.jsonl"
 # A seventh author's drafts (160, 80 es), frozen in the ninth session before the checker ran on them or changed; read
 # once with the checker unchanged (as of the eighth session's end): 11 of 96 bad drafts accepted (7 condition, 2
 # polarity, 1 uncited, 1 wrong entry), 25 of 64 correct ones blocked (16 only for reading grade, 9 by the claim rules).
+# Looked into in the tenth session (no longer blind): 10 accepted, 19 blocked (17 only for reading grade); the sixth
+# set with the same changes: 14 and 26.
 BLIND7 = SUITE.parent / "blind7_grounding.jsonl"
-# An eighth author's drafts (160, 80 es), frozen in the tenth session before the checker ran on them.
+# An eighth author's drafts (160, 80 es), frozen in the tenth session before the checker ran on them; read once
+# after that session's changes (chosen on the seventh set): 14 of 96 bad drafts accepted (9 condition, 3 polarity,
+# 1 number, 1 uncited), 24 of 64 correct ones blocked (12 only for reading grade, 12 by the claim rules).
 BLIND8 = SUITE.parent / "blind8_grounding.jsonl"
 HASHES = SUITE.parent / "BLIND.sha256"
 
@@ -69,8 +73,9 @@ LATER_FLOORS = {
     "third": (BLIND3, (130, 80, 50, 60), (3, 22)),
     "fourth": (BLIND4, (150, 90, 60, 75), (13, 16)),
     "fifth": (BLIND5, (160, 96, 64, 80), (13, 24)),
-    "sixth": (BLIND6, (160, 96, 64, 80), (15, 27)),
-    "seventh": (BLIND7, (160, 96, 64, 80), (11, 25)),
+    "sixth": (BLIND6, (160, 96, 64, 80), (14, 26)),
+    "seventh": (BLIND7, (160, 96, 64, 80), (10, 19)),
+    "eighth": (BLIND8, (160, 96, 64, 80), (14, 24)),
 }
 
 

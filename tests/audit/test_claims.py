@@ -700,3 +700,160 @@ TEFAP = EvidenceRecord(
 )
 def test_an_uncited_plain_statement_that_is_mostly_an_entrys_words_is_an_uncited_claim(draft, language, uncited):
     assert ("uncited_claim" in check_draft(draft=draft, evidence=[TEFAP], context=ctx(language)).rules) == uncited
+
+
+FEE_WAIVED = EvidenceRecord(
+    slug="tx-ccp-55a-203",
+    citation="Tex. Code Crim. Proc. art. 55A.203",
+    url="u",
+    assertable=True,
+    summary="After a case is dismissed because the person completed a veterans treatment court program, a district court may enter an expunction order within 30 days. The court may not charge a fee for this expunction.",
+    excerpt="",
+    summaries=(
+        "Después de que un caso se desestima porque la persona completó un programa de tribunal para veteranos, un tribunal de distrito puede dictar la orden de expunción dentro de 30 días. El tribunal no puede cobrar por esta expunción.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        # The condition matches the first sentence; the rule it states ("may not charge") is the second one.
+        (
+            "Si desestimaron tu caso porque completaste el programa de veteranos, la corte que dicte la expunción no te puede cobrar ninguna cuota",
+            "supported",
+        ),
+        (
+            "Si desestimaron tu caso porque completaste el programa de veteranos, la corte que dicte la expunción te puede cobrar una cuota",
+            "contradicted",
+        ),
+    ],
+)
+def test_a_rule_after_a_condition_is_judged_by_the_sentence_that_holds_its_verb(claim, outcome):
+    assert check_claim(claim, FEE_WAIVED).outcome == outcome
+
+
+TITLE_II = EvidenceRecord(
+    slug="us-ssa-title2-suspension",
+    citation="SSA POMS GN 02607.160",
+    url="u",
+    assertable=True,
+    summary="Social Security benefits are suspended for a person who is convicted of a crime and confined for more than 30 continuous days; they can restart the month after release.",
+    excerpt="",
+    summaries=(
+        "Los beneficios del Seguro Social se suspenden para una persona condenada por un delito y encerrada más de 30 días seguidos; pueden volver el mes después de salir.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "Your Social Security checks are suspended after 30 days locked up, even if you haven't been convicted yet",
+            "contradicted",
+        ),
+        (
+            "Sus beneficios del Seguro Social se suspenden a los 30 días encerrado, aunque no lo hayan condenado",
+            "contradicted",
+        ),
+        (
+            "Your Social Security checks are suspended if you are convicted and locked up for more than 30 days in a row",
+            "supported",
+        ),
+    ],
+)
+def test_a_condition_the_entry_sets_said_not_to_matter_is_a_contradiction(claim, outcome):
+    assert check_claim(claim, TITLE_II).outcome == outcome
+
+
+SSI = EvidenceRecord(
+    slug="us-ssi-inmate-suspension",
+    citation="20 C.F.R. § 416.1325",
+    url="u",
+    assertable=True,
+    summary="SSI is not paid for any full calendar month a person lives in a jail or prison; if the suspension lasts 12 months in a row, SSI ends and a new application is needed.",
+    excerpt="",
+    summaries=(
+        "El SSI no se paga por ningún mes completo en que la persona vive en una cárcel o prisión; si la suspensión dura 12 meses seguidos, el SSI termina y hay que solicitarlo de nuevo.",
+    ),
+)
+
+
+def test_a_benefit_that_ends_is_the_same_whether_it_ends_or_is_ended():
+    claim = "si la suspensión dura doce meses seguidos el beneficio se termina y hay que volver a solicitar"
+    assert check_claim(claim, SSI).outcome == "supported"
+    assert stance_of("el SSI termina").negated == stance_of("el beneficio se termina").negated
+
+
+def test_an_although_clause_in_spanish_is_its_own_clause_but_a_short_aside_is_not():
+    assert (
+        len(
+            clauses_of(
+                "La junta puede negar la licencia, aunque una adjudicación diferida no cuenta como condena", claim=True
+            )
+        )
+        == 2
+    )
+    assert (
+        len(clauses_of("La agencia debe negar la admisión, aunque sea vieja, por fabricar metanfetamina", claim=True))
+        == 1
+    )
+
+
+def test_a_past_while_tells_what_happened_and_a_present_while_is_a_gate():
+    assert (
+        stance_of("If your Medicaid was suspended while you were in jail, HHSC must reinstate it within 48 hours").gate
+        != "during"
+    )
+    assert stance_of("You can vote while you are on parole").gate == "during"
+
+
+WAIT = EvidenceRecord(
+    slug="tx-gov-411-0725",
+    citation="Tex. Gov't Code § 411.0725",
+    url="u",
+    assertable=True,
+    summary="A person who completed deferred adjudication may ask the court for an order of nondisclosure; for felonies the person generally must wait five years after the dismissal.",
+    excerpt="",
+    summaries=(
+        "Quien completó una adjudicación diferida puede pedir al tribunal una orden de no divulgación; para delitos graves por lo general hay que esperar cinco años después de la desestimación.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "After a felony deferred adjudication you can ask for nondisclosure without having to wait",
+        "Después de una adjudicación diferida por un delito grave puede pedir la no divulgación sin tener que esperar",
+    ],
+)
+def test_without_waiting_against_a_waiting_period_is_a_contradiction(claim):
+    assert check_claim(claim, WAIT).outcome == "contradicted"
+
+
+def test_a_section_the_evidence_itself_cross_references_is_not_a_fabricated_citation():
+    supervision = EvidenceRecord(
+        slug="tx-gov-508-147",
+        citation="Tex. Gov't Code § 508.147",
+        url="u",
+        assertable=True,
+        summary="Except as limited by Section 508.149, a parole panel must release to mandatory supervision a person whose time served plus good conduct time equals the sentence.",
+        excerpt="",
+    )
+    named = "Mandatory supervision comes when time served plus good time equals the sentence, though section 508.149 can rule it out [Tex. Gov't Code § 508.147]."
+    invented = "Mandatory supervision comes when time served plus good time equals the sentence, though section 508.150 can rule it out [Tex. Gov't Code § 508.147]."
+    assert "fabricated_citation" not in check_draft(draft=named, evidence=[supervision], context=ctx()).rules
+    assert "fabricated_citation" in check_draft(draft=invented, evidence=[supervision], context=ctx()).rules
+
+
+@pytest.mark.parametrize(
+    ("draft", "uncited"),
+    [
+        ("Register early so you're not scrambling at the deadline.", False),
+        ("The deadline to register is 7 days after you arrive.", True),
+    ],
+)
+def test_a_deadline_mentioned_in_advice_is_not_a_rule_but_a_stated_one_is(draft, uncited):
+    assert ("uncited_claim" in check_draft(draft=draft, evidence=[VOTING], context=ctx()).rules) is uncited
