@@ -58,11 +58,6 @@ def test_a_missing_release_date_becomes_one_question_not_a_guess() -> None:
     assert turn["plan"] is None and turn["plan_question"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect of mm-d36132c07768: with the embedding in its crisis heads the model reads 'I get out soon' "
-    "as a crisis (p_any 0.72 against a threshold of 0.45); the training data needs release-plan statements",
-)
 def test_getting_out_soon_is_a_release_plan_not_a_crisis() -> None:
     turn = ask("I get out soon and I'm going to Bexar County on parole")
     assert turn["crisis"] == "none"
