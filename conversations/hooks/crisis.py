@@ -167,12 +167,14 @@ _RULES: Final[tuple[_Rule, ...]] = (
         SUICIDE,
         "elevated",
         _rx(
-            r"\b(?:better off without me|better (?:off )?without me in it|better off if i (?:was|were|wasnt|"
+            r"\b(?:better off (?:without|w/?o|w/out|sin) me|better (?:off )?without me in it|better off if i (?:was|were|wasnt|"
             r"werent) (?:dead|gone|here|around)|better off dead|(?:nobody|no one|noone) (?:would|will|gonna|"
             r"is gonna) (?:even )?(?:care|notice|miss me)|wont be (?:around|here) (?:much )?(?:longer|anymore|"
             r"tomorrow)|(?:dont|do not|not) plan(?:ning)? on being (?:around|here|alive)"
             r"(?= ?(?:[.!?,]|$|(?:next|much|after|by|anymore|tomorrow|for (?:long|much longer))\b))|(?:nobody|no one|noone) cares if i (?:live or )?die|(?:a )?burden (?:to|on) "
-            r"(?:everyone|everybody|my family)|disappear (?:for good|forever)|giv(?:e|ing) up on (?:life|living)|"
+            r"(?:everyone|everybody|my family)|(?:im|i am|i feel like|feel like|feeling like) (?:just |only |such )?(?:a|an|the) "
+            r"(?:\w+ )?burden(?! (?:of|for|with) (?:proof|the))(?! (?:on|to|for) (?:my|the|her|his) (?:po|parole|case|boss|"
+            r"teacher|supervisor|officer|worker))|disappear (?:for good|forever)|giv(?:e|ing) up on (?:life|living)|"
             r"tired of (?:living|life|being alive)|done with (?:life|living|everything|it all)|"
             r"done with all (?:this|of this|of it)(?= ?(?:[.!?,]|$))|ill be gone (?:by|before|soon)|cant (?:do|take) "
             r"(?:this|it) (?:no more|anymore)|want (?:it|the pain|everything) (?:all )?to stop|"
@@ -307,6 +309,10 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\bbleeding (?:really |so |very |real |pretty )?(?:a lot|bad|badly|out|everywhere|alot|heavily)\b|\bblood everywhere\b|\b(?:got|been|im|i was just|"
             r"just got) (?:stabbed|shot)\b|\bno respira\b|\bno despierta\b|\bno (?:reacciona|responde|se mueve)\b"
             r"|\binconsciente\b|\bse desmayo\b"
+            # Someone (a child, often) got into medication or drugs: poison control or 911 now.
+            r"|\b(?:got into|ate|swallowed|chewed on|chewed|se (?:comio|tomo|trago)) (?:some of |a few of |unas de |algunas de )?"
+            r"(?:my|mis|his|her|the|las|los|sus|mi) (?:\w+ )?(?:pills|meds|medicine|medication|strips|suboxone|fentanyl|"
+            r"methadone|gummies|pastillas|medicinas?|tiras|pildoras)\b"
         ),
         negatable=False,
     ),
@@ -398,6 +404,10 @@ _RULES: Final[tuple[_Rule, ...]] = (
             rf"|\bmy {_PARTNER}\b[^.?!]{{0,40}}?\b(?:wont|doesnt|does not|will not) let me (?:have|see(?! (?:my|our|the) (?:son|daughter|kids?|child|children|baby|boys?|girls?))|leave|go|talk|use|"
             r"work|call|keep)\b"
             r"|\b(?:victim of|experiencing|going through|suffering) (?:domestic violence|dv|abuse)\b"
+            # Watching the person's messages (LABELING.md names it), the partner named in the same sentence.
+            rf"|\b(?:my|mi) {_PARTNER}\b[^.?!]{{0,50}}?\b(?:reads?|checks?|goes through|tracks?|lee|revisa|checa|me tiene)"
+            r" (?:\w+ ){0,2}(?:my (?:texts|messages|phone|dms)|mis (?:mensajes|textos)|el (?:celular|cel|telefono) checado)\b"
+            r"(?![^.?!]{0,60}\b(?:i asked|i told (?:him|her) to|le pedi|we agreed|acordamos)\b)"
         ),
         negatable=False,
     ),
@@ -473,9 +483,10 @@ _RULES: Final[tuple[_Rule, ...]] = (
 
 _NEGATION_BEFORE: Final = re.compile(
     r"(?<!why )\b(?:not|never|dont|do not|didnt|wont|will not|wouldnt|would never|aint|no|nunca|ni|"
+    r"nobody|nobodys|no one|noone|nadie|"
     r"jamas|tampoco|nothing about|no longer)"
     r"(?:\s+(?:really|even|ever|gonna|going|to|want|wanna|trying|try|planning|plan|thinking|think|"
-    r"about|of|feel|feeling|be|am|estoy|pensando|en|quiero|voy|a|me|have|any|thoughts|having|"
+    r"about|of|feel|feeling|be|am|estoy|pensando|en|quiero|voy|a|me|have|has|had|any|thoughts|having|"
     r"seriously|actually|like))*\s*$"
 )
 # Past-time markers inside the hit's clause: history, not a crisis now.
@@ -485,11 +496,15 @@ _HISTORICAL: Final = re.compile(
     r"in my (?:teens|\d0s|twenties|thirties|forties)|before i went (?:in|to prison|to jail|down)|"
     r"back in the day|\d+ (?:years|yrs|months) clean|clean (?:for|from that)|hace (?:anos|mucho(?! (?:frio|calor|viento|aire)))|"
     r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo|chava)|cuando tenia \d+|"
-    r"cuando (?:estaba|estuve) (?:en|preso|encerrado|adentro)|when i was (?:in|locked up|inside|locked)|"
+    r"cuando (?:estaba|estuve) (?:en|preso|encerrado|adentro)|when i was (?:in|at|locked up|inside|locked)|"
     r"last (?:summer|spring|fall|winter)|(?:el|la) (?:ano|verano|invierno|primavera) pasad[oa]|"
     r"hace (?:\d+|dos|tres|cuatro|cinco|muchos|varios) (?:anos|meses)|hace (?:mucho )?tiempo|en (?:19|20)\d\d)\b"
 )
-_MEDICAL_HISTORICAL: Final = re.compile(r"\blast week\b|\bhace (?:una semana|un mes)\b")
+_MEDICAL_HISTORICAL: Final = re.compile(
+    r"\blast week\b|\bhace (?:una semana|un mes)\b|\blast time (?:i was )?(?:out|i got out)\b|\bbefore (?:prison|jail|i went in)\b"
+    r"|\b(?:twice|three times|\d+ times|dos veces|tres veces)\b|\b(?:\d+|two|three|four|five) (?:yrs|years|months) sober\b"
+    r"|\bantes de (?:la )?(?:prision|carcel|caer)\b|\bla (?:ultima|otra) vez que sal[ií]\b"
+)
 # A screening question someone else asked ("my PO asked if I have thoughts of hurting myself").
 _REPORTED_QUESTION: Final = re.compile(r"\basked (?:me )?(?:if|whether|about)\b|\bscreening\b|\bquestionnaire\b")
 _JOKE: Final = re.compile(
@@ -521,7 +536,8 @@ _IDIOM: Final = re.compile(
     r"(?:forget|forgot|miss|am late|im late|get home late|come home late|show up late|lose|spend|eat|break|crash|"
     r"scratch|mess up|dont (?:call|text|pick|bring|clean|wash|show)|olvido|se me olvida|llego tarde|pierdo|gasto|"
     r"choco|rayo|no (?:llego|le hablo|recojo|limpio))\b"
-    r"|\bi(?:d| would) rather die than\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
+    r"|\bi(?:d| would) rather die than\b"
+    r"|\b(?:gonna|going to) die before (?:she|he|they|i|we) (?:gets? to |ever )?(?:see|sees|meet|meets)\b|\b(?:phone|battery|cel|celular|telefono|pila)\b[\w ]{0,20}\b(?:die|dead|dying|morir)\b"
 )
 _DYING_OF: Final = re.compile(r"\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de\b")
 # What turns "gonna kill me" back into a threat: a weapon, a debt, a past attack, a threat named.
@@ -543,6 +559,10 @@ _HELP_QUESTION: Final = re.compile(
     r"que le (?:digo|hago)|es normal|should i worry|me preocupo|how (?:do|can|would) i (?:know|tell)|"
     r"is (?:that|this|it) normal|como (?:se|sabes?|saber) si|what resources (?:can i|i can|i could|to|should i) (?:give|offer)|"
     r"que (?:le|les) puedo decir|a donde (?:lo|la) (?:puedo )?llev\w*|(?:quiero|para|como) ayudarl[oae]s?)\b"
+)
+# The writer is without a bed too ("we have nowhere", "i got nowhere either"): the help question is their own.
+_WRITER_WITHOUT_BED: Final = re.compile(
+    r"\b(?:we|i|me|us)\b[^.?!]{0,20}\b(?:nowhere|no place|no where|sin donde|no tenemos)\b"
 )
 # Someone else's words quoted ("my cousin keeps saying 'i wanna die'"): the "i" inside is not the writer.
 _QUOTED_SPEECH: Final = re.compile(
@@ -804,6 +824,13 @@ def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subje
             return True
     if subject != "first" and _RESEARCH.search(norm):
         return True
+    if (
+        category == HOUSING
+        and subject == "third"
+        and _HELP_QUESTION.search(norm)
+        and not _WRITER_WITHOUT_BED.search(norm)
+    ):
+        return True  # a friend elsewhere with no bed tonight, asked how to help: someone else's, LABELING.md's `none`
     if category != SUICIDE or subject != "third" or _FIRST_REFLEXIVE.search(norm, start, end):
         return False
     # Only a question about how to help is cancelled; a bare report ("my daughter said she wants to kill

@@ -6,6 +6,7 @@ import pytest
 
 from conversations.hooks import combine_crisis, detect_crisis, handoff_for, normalize
 from conversations.hooks.crisis import CRISIS_CATEGORIES, SEVERITIES, CrisisResult
+from vocab import DV, HOUSING, MEDICAL, NO_CRISIS, SUICIDE
 
 
 @pytest.mark.parametrize(
@@ -359,3 +360,40 @@ def test_figures_of_speech_violations_and_calm_third_parties_are_not_crises(text
 )
 def test_the_new_cancellations_leave_real_crises_alone(text: str, category: str) -> None:
     assert detect_crisis(text).category == category, text
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("honestly they'd all be better off w/o me, im such a burden", SUICIDE),
+        ("i feel like a burden to everyone since i got out", SUICIDE),
+        ("my son got into my methadone and he's real sleepy, what do i do", MEDICAL),
+        ("mi hija se comio unas de mis pastillas y anda muy dormida", MEDICAL),
+        ("my husband reads all my texts so i'm writing from my cousin's phone", DV),
+        ("mi novio revisa todos mis mensajes y me quita el cel", DV),
+    ],
+)
+def test_a_burden_a_child_into_medication_and_a_partner_watching_messages_are_crises(text: str, category: str) -> None:
+    assert detect_crisis(text).category == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i feel like a burden on my parole officer lol, can i switch offices",
+        "my wife checks my phone because i asked her to keep me accountable",
+        "nobody has threatened me, i just want a quieter room at the halfway house",
+        "i od'd twice before prison, 4 years sober now, where do i get narcan for the house",
+        "last time i got out i overdosed the first week, this time i want a MAT program",
+        "when i was at the unit a girl in my dorm hurt herself, is there counseling for feeling guilty about it",
+        "my buddy says he has nowhere to sleep tonight in dallas, how can i help him from here",
+    ],
+)
+def test_a_past_overdose_a_denied_threat_and_someone_elses_bed_are_not_crises(text: str) -> None:
+    assert detect_crisis(text).category == NO_CRISIS
+
+
+def test_a_friend_without_a_bed_is_still_a_crisis_when_the_writer_has_none_either() -> None:
+    assert (
+        detect_crisis("my friend and i have nowhere to sleep tonight in dallas, how can i help him").category == HOUSING
+    )
