@@ -193,7 +193,7 @@ REGRESSION_FLOORS_BLIND10: Final[dict[str, tuple[str, float]]] = {
 }
 # The eleventh blind split (blind11, two new authors, frozen 2026-12-04 before the tenth session trained anything), from
 # its one reading (mm-743db85b37f8) less about one or two messages per rate. Goals missed there: crisis recall 127/130,
-# suicide 21/22, false crises 16/290.
+# suicide 21/22, false crises 16/290. Then looked into (retired): rules for its misses, train_messages11 for a greeting.
 REGRESSION_FLOORS_BLIND11: Final[dict[str, tuple[str, float]]] = {
     "crisis_recall": (">=", 0.96),
     "suicide_recall": (">=", 0.95),
@@ -202,6 +202,20 @@ REGRESSION_FLOORS_BLIND11: Final[dict[str, tuple[str, float]]] = {
     "need_accuracy": (">=", 0.855),
     "conversation_need_accuracy": (">=", 0.845),
     "conversation_region_accuracy": (">=", 0.975),
+    "spanish_gap_crisis_recall": ("<=", 0.05),
+    "spanish_gap_need_accuracy": ("<=", 0.05),
+}
+# The twelfth blind split (blind12, two new authors, frozen 2026-12-04 after blind11's reading and look), from its one
+# reading (mm-4c124dfeb61e with the rules chosen on blind11) less about one or two messages per rate. Goals missed
+# there: crisis recall 123/130, suicide 21/22, category 115/130, false crises 22/290, per-turn need 217/264.
+REGRESSION_FLOORS_BLIND12: Final[dict[str, tuple[str, float]]] = {
+    "crisis_recall": (">=", 0.93),
+    "suicide_recall": (">=", 0.90),
+    "crisis_category_accuracy": (">=", 0.87),
+    "false_crisis_rate": ("<=", 0.085),
+    "need_accuracy": (">=", 0.88),
+    "conversation_need_accuracy": (">=", 0.81),
+    "conversation_region_accuracy": (">=", 0.92),
     "spanish_gap_crisis_recall": ("<=", 0.05),
     "spanish_gap_need_accuracy": ("<=", 0.05),
 }
@@ -217,6 +231,7 @@ REGRESSION_BY_SPLIT: Final[dict[str, dict[str, tuple[str, float]]]] = {
     "blind9": REGRESSION_FLOORS_BLIND9,
     "blind10": REGRESSION_FLOORS_BLIND10,
     "blind11": REGRESSION_FLOORS_BLIND11,
+    "blind12": REGRESSION_FLOORS_BLIND12,
 }
 
 
