@@ -244,6 +244,20 @@ _NUMBER_WORDS: Final = {
     "ciento": 100,
     "decimo": 10,
     "septimo": 7,
+    "fourth": 4,
+    "sixth": 6,
+    "eighth": 8,
+    "ninth": 9,
+    "primero": 1,
+    "primer": 1,
+    "segundo": 2,
+    "tercer": 3,
+    "tercero": 3,
+    "cuarto": 4,
+    "quinto": 5,
+    "sexto": 6,
+    "octavo": 8,
+    "noveno": 9,
 }
 # "one" and "una"/"uno" are articles as often as numbers: they count only before a unit.
 _UNIT: Final = r"(?:days?|weeks?|months?|years?|hours?|times?|occasions?|dias?|semanas?|mes(?:es)?|anos?|horas?|veces)"
@@ -256,7 +270,9 @@ _WORD_NUMBER: Final = re.compile(
     _F,
 )
 _DIGITS: Final = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th|o|a)?\b")
-_WEAK_NUMBER_WORDS: Final = frozenset({"one", "un", "una", "uno", "first", "second", "once"})
+_WEAK_NUMBER_WORDS: Final = frozenset(
+    {"one", "un", "una", "uno", "first", "second", "once", "primero", "primer", "segundo", "cuarto"}
+)
 # "cualquiera de los dos padres", "either of the two parents": "both", not a number the rule sets.
 _BOTH: Final = re.compile(
     r"\b(?:(?:de |a )?(?:los|las) dos|(?:of )?the two)\b(?![- ]?(?:days?|weeks?|months?|years?|dias|semanas|meses|anos))",
@@ -318,6 +334,16 @@ def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
             continue
         found.add((float(_NUMBER_WORDS[word]), unit))
     return frozenset(found)
+
+
+_ONE_UNIT: Final = re.compile(r"\b(?:a|an|per|each|every|un|una|cada|al|por)(?=\s+(?:full\s+|calendar\s+)?\w)")
+
+
+def _one_of_a_unit(text: str) -> frozenset[tuple[float, str | None]]:
+    """ "in a month", "per year", "cada mes" in an entry: one of that unit, as a claim's "one month" says it."""
+    folded = fold(text)
+    units = (_unit_after(folded, m.end()) for m in _ONE_UNIT.finditer(folded))
+    return frozenset((1.0, unit) for unit in units if unit in _IN_HOURS)
 
 
 def numbers_in(text: str) -> frozenset[float]:
@@ -969,11 +995,30 @@ _EVEN_WITHOUT: Final = re.compile(
 )
 
 
+# "whether or not they're imprisoned", "sin importar cuántos empleados tenga", "sea o no …": the same, said outright.
+_WHETHER_OR_NOT: Final = re.compile(
+    r"\b(?:whether or not|regardless of whether|no matter (?:whether|if|how many)|sin importar (?:si|cu[aá]nt[oa]s?)"
+    r"|(?:sea|est[eé]|haya) o no)\s+(?:(?:you|they|he|she|it)(?:'re| are| is| were| was)?\s+)?(?P<what>(?:\w+\s*){1,3})",
+    _F,
+)
+# "and there are no exceptions", "sin excepción": against an entry that names exceptions.
+_NO_EXCEPTIONS: Final = re.compile(
+    r"\b(?:(?:there are|with) no exceptions?|no exceptions?|without (?:any )?exceptions?|sin (?:ninguna )?excepci[oó]n(?:es)?"
+    r"|no hay (?:ninguna )?excepci[oó]n(?:es)?)\b",
+    _F,
+)
+_ENTRY_EXCEPTION: Final = re.compile(
+    r"\b(?:unless|except\w*|exemption|salvo|excepto|excepci[oó]n\w*|a menos que|does not apply|no se aplica)\b", _F
+)
+
+
 def _waived_condition_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
     """ "…, even if you haven't been convicted of anything yet" against an entry whose rule runs on the
     conviction: the draft says a condition the entry names does not matter."""
     folded = fold(claim)
-    match = _EVEN_WITHOUT.search(folded)
+    if _NO_EXCEPTIONS.search(folded) and any(_ENTRY_EXCEPTION.search(fold(unit)) for unit in units):
+        return ClaimCheck("contradicted", claim, record.slug, "says there are no exceptions; the entry names some", "")
+    match = _EVEN_WITHOUT.search(folded) or _WHETHER_OR_NOT.search(folded)
     if not match:
         return None
     named = _case_stems(match.group("what")) - _case_stems("anything anyone nothing nada nadie nunca")
@@ -1111,7 +1156,7 @@ def language_of(text: str) -> str:
 
 
 def _number_finding(claim: str, record: EvidenceRecord, whole: str) -> ClaimCheck | None:
-    stated = quantities_in(whole)
+    stated = quantities_in(whole) | _one_of_a_unit(whole)
     missing = sorted({q[0] for q in quantities_in(claim) if not _quantity_stated(q, stated)})
     if missing:
         shown = ", ".join(f"{n:.3g}" for n in missing)
@@ -1159,7 +1204,7 @@ def _clause_finding(
     support = best[2]
     claim_quantities = quantities_in(clause)
     if claim_quantities and any(quantities_in(span[2]) for span in near):
-        near_quantities = frozenset().union(*(quantities_in(span[2]) for span in near))
+        near_quantities = frozenset().union(*(quantities_in(span[2]) | _one_of_a_unit(span[2]) for span in near))
         missing = sorted({q[0] for q in claim_quantities if not _quantity_stated(q, near_quantities)})
         if missing:
             shown = ", ".join(f"{n:.3g}" for n in missing)
@@ -1502,10 +1547,10 @@ def _unfinished_finding(claim: str, units: Sequence[str], record: EvidenceRecord
     return None
 
 
-# "…, aunque hay excepciones para ciertos delitos", "though there are exceptions": a hedge, not a rule.
+# "…, aunque hay excepciones para ciertos delitos", "though there are exceptions for …": a concession, not a rule.
 _HEDGE_CLAUSE: Final = re.compile(
     r"^\W*(?:(?:though|although|but|aunque|pero)\s+)?(?:there are|hay|with|con)\s+(?:some\s+|algunas\s+)?"
-    r"(?:exceptions|excepciones)\b[^,;]{0,40}$",
+    r"(?:exceptions|excepciones)\b[^;]{0,200}$",
     _F,
 )
 

@@ -47,7 +47,9 @@ BLIND6 = SUITE.parent / "blind6_grounding.jsonl"
 BLIND7 = SUITE.parent / "blind7_grounding.jsonl"
 # An eighth author's drafts (160, 80 es), frozen in the tenth session before the checker ran on them; read once
 # after that session's changes (chosen on the seventh set): 14 of 96 bad drafts accepted (9 condition, 3 polarity,
-# 1 number, 1 uncited), 24 of 64 correct ones blocked (12 only for reading grade, 12 by the claim rules).
+# 1 number, 1 uncited), 24 of 64 correct ones blocked (12 only for reading grade, 12 by the claim rules). Then
+# looked into (no longer blind): "in a month" is one month, Spanish ordinals, "whether or not" / "sin importar" a
+# condition and "no exceptions" against an entry that names some: 10 accepted, 22 blocked.
 BLIND8 = SUITE.parent / "blind8_grounding.jsonl"
 HASHES = SUITE.parent / "BLIND.sha256"
 
@@ -75,7 +77,7 @@ LATER_FLOORS = {
     "fifth": (BLIND5, (160, 96, 64, 80), (13, 24)),
     "sixth": (BLIND6, (160, 96, 64, 80), (14, 26)),
     "seventh": (BLIND7, (160, 96, 64, 80), (10, 19)),
-    "eighth": (BLIND8, (160, 96, 64, 80), (14, 24)),
+    "eighth": (BLIND8, (160, 96, 64, 80), (10, 22)),
 }
 
 

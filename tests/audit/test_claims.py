@@ -857,3 +857,77 @@ def test_a_section_the_evidence_itself_cross_references_is_not_a_fabricated_cita
 )
 def test_a_deadline_mentioned_in_advice_is_not_a_rule_but_a_stated_one_is(draft, uncited):
     assert ("uncited_claim" in check_draft(draft=draft, evidence=[VOTING], context=ctx()).rules) is uncited
+
+
+REGISTRATION_VISITS = EvidenceRecord(
+    slug="tx-ccp-62-059",
+    citation="Tex. Code Crim. Proc. art. 62.059",
+    url="u",
+    assertable=True,
+    summary="A registrant who, on at least three occasions in a month, spends more than 48 straight hours in another county must report it there before the last day of that month.",
+    excerpt="",
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "outcome"),
+    [
+        (
+            "If three or more times in one month you stay over 48 hours in another county, you must report it",
+            "supported",
+        ),
+        (
+            "If three or more times in one year you stay over 48 hours in another county, you must report it",
+            "contradicted",
+        ),
+    ],
+)
+def test_one_month_is_what_in_a_month_says(claim, outcome):
+    assert check_claim(claim, REGISTRATION_VISITS).outcome == outcome
+
+
+LICENSE = EvidenceRecord(
+    slug="tx-occ-53-021",
+    citation="Tex. Occ. Code § 53.021",
+    url="u",
+    assertable=True,
+    summary="A license must be revoked if the holder is imprisoned after a felony conviction. Public housing has a three-year bar after a drug eviction, unless the person finished rehabilitation.",
+    excerpt="",
+    summaries=(
+        "La licencia debe revocarse si la persona va a prisión por un delito grave. Hay una prohibición de tres años después de un desalojo por drogas, salvo si la persona terminó rehabilitación.",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "A license must be revoked after a felony conviction, whether or not the holder is imprisoned for it",
+        "La licencia debe revocarse por un delito grave, sin importar si la persona va a prisión",
+        "After a drug eviction there is a three-year bar and there are no exceptions to it",
+        "Después de un desalojo por drogas hay una prohibición de tres años, sin ninguna excepción",
+    ],
+)
+def test_whether_or_not_and_no_exceptions_against_a_condition_or_exception_are_contradictions(claim):
+    assert check_claim(claim, LICENSE).outcome == "contradicted"
+
+
+def test_spanish_ordinals_are_numbers():
+    assert quantities_in("a partir del quinto aniversario") == frozenset({(5.0, "year")})
+    assert quantities_in("el décimo aniversario") == frozenset({(10.0, "year")})
+
+
+def test_a_concession_that_names_the_exceptions_is_not_a_rule_of_its_own():
+    assert (
+        len(
+            clauses_of(
+                "A un arrendador no lo pueden demandar por eso, aunque hay excepciones para ciertos delitos cuando sabía",
+                claim=True,
+            )
+        )
+        == 2
+    )
+    assert (
+        check_claim("aunque hay excepciones para ciertos delitos cuando el arrendador sabía", LICENSE).outcome
+        != "contradicted"
+    )
