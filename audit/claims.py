@@ -339,6 +339,7 @@ def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
 _ONE_UNIT: Final = re.compile(r"\b(?:a|an|per|each|every|un|una|cada|al|por)(?=\s+(?:full\s+|calendar\s+)?\w)")
 
 
+@lru_cache(maxsize=8192)  # entry sentences, re-read for every claim like quantities_in
 def _one_of_a_unit(text: str) -> frozenset[tuple[float, str | None]]:
     """ "in a month", "per year", "cada mes" in an entry: one of that unit, as a claim's "one month" says it."""
     folded = fold(text)
@@ -1021,9 +1022,10 @@ def _waived_condition_finding(claim: str, units: Sequence[str], record: Evidence
     match = _EVEN_WITHOUT.search(folded) or _WHETHER_OR_NOT.search(folded)
     if not match:
         return None
-    named = _case_stems(match.group("what")) - _case_stems("anything anyone nothing nada nadie nunca")
+    named = _case_stems(match.group("what")) - _NOBODY_STEMS
     for unit in units:
-        if named & _case_stems(unit) and (_CONDITIONAL.search(fold(unit)) or _AFTER.search(fold(unit))):
+        folded_unit = fold(unit)
+        if named & _case_stems(unit) and (_CONDITIONAL.search(folded_unit) or _AFTER.search(folded_unit)):
             return ClaimCheck(
                 "contradicted", claim, record.slug, "says a condition the entry sets does not matter", unit
             )
@@ -1398,6 +1400,10 @@ def _case_stems(text: str) -> frozenset[str]:
     """Content stems with the generic legal words kept: "convictions" is the case an exception names."""
     words = _TOKEN.findall(fold(text))
     return frozenset(stem(w) for w in words if w not in _STOP and not w[0].isdigit() and w[0] != "$" and len(w) > 2)
+
+
+# "even if you haven't done anything": no condition is named (read by _waived_condition_finding).
+_NOBODY_STEMS: Final = _case_stems("anything anyone nothing nada nadie nunca")
 
 
 # An exception the entry sets: "…, unless the offense was DWI", "that assumption does not apply to a parent
