@@ -199,6 +199,7 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"(?:had |would have |wouldve |woulda )?(?:finished|killed|taken|got) me\b"
             r"|\bojala (?:me hubiera muerto|me hubieran dejado morir|no hubiera sobrevivido|no me hubieran salvado|"
             r"me hubiera matado)\b|\b(?:quisiera|quisiese) no haber sobrevivido\b"
+            r"|\bshould (?:have|of|ve|a) died\b|\bdebi (?:haberme muerto|de morir|morir)\b"
         ),
         historical=False,
     ),
@@ -240,9 +241,13 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\b(?:tell|let) my (?:kids|family|mom|mama|daughter|son|wife|girl) (?:that )?i love (?:them|her|him)\b"
             r"|\bgiv(?:e|ing|en|ave) away (?:all )?(?:my|his|her) (?:stuff|things|shit)\b"
             r"|\b(?:wrote|writing|left|posted) (?:a )?(?:suicide )?(?:note|letters?|goodbye)\b"
+            # A note left on the person's car or door is someone else's message (a threat rule reads it).
+            r"(?! (?:on|in|at|under) (?:my|the|his|her|our) (?:car|door|truck|windshield|window|porch|mailbox|desk|locker))"
             # A goodbye said as the last message (LABELING.md: goodbye messages), not "my last message for today".
             r"|\b(?:the|my) last (?:message|text|msg) (?:i (?:ll |will |am gonna |ever )?(?:send|write)|(?:to|for) anyone|ever)\b"
-            r"|\bthis is my last (?:message|text|msg)\b(?! (?:for|today|tonight|til|until|till|before))",
+            r"|\bthis is my last (?:message|text|msg)\b(?! (?:for|today|tonight|til|until|till|before))"
+            r"|\blast (?:message|text|msg)\b[^?]{0,20}\bthanks? (?:you )?for (?:trying|everything)\b"
+            r"|\bultimo mensaje\b[^?]{0,20}\bgracias por (?:intentar|todo)\b",
         ),
         means=True,
     ),
@@ -272,7 +277,10 @@ _RULES: Final[tuple[_Rule, ...]] = (
         "elevated",
         _rx(
             # "ya no aguanto la chamba jaja" is about the job: a named burden with a laugh is venting.
-            r"\bya no aguanto\b(?! (?:la|el|mi|este|esta|los|las) (?:chamba|jale|trabajo|turno|calor|frio|dolor|espalda|"
+            r"\bya no aguanto\b(?! a (?:los|las|el|la|mi|mis|este|esta|estos|estas|ese|esa|esos|esas) \w"
+            # ... unless the writer then says they will hurt that person (LABELING.md: a threat to others).
+            r"(?![^\n]{0,140}\b(?:pistola|cuchillo|balazo|apunal\w*|matar\w*|mato|rompo|golpe\w*|pego|llave|arma|navaja)\b))"
+            r"(?! (?:la|el|mi|este|esta|los|las) (?:chamba|jale|trabajo|turno|calor|frio|dolor|espalda|"
             r"pies|renta|escuela|clase|trafico|fila|jefe|jefa)\b[^.?!]{0,40}\b(?:jaja\w*|jeje\w*|lol|xd)\b)|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
             r"|\bla vida no tiene sentido\b|\bno vale la pena vivir\b|\bpara que (?:seguir )?vivir\b"
             r"|\bnadie me (?:extranaria|va a extranar|notaria)\b|\bsi me muero\b(?! de)"
@@ -309,6 +317,10 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\bbleeding (?:really |so |very |real |pretty )?(?:a lot|bad|badly|out|everywhere|alot|heavily)\b|\bblood everywhere\b|\b(?:got|been|im|i was just|"
             r"just got) (?:stabbed|shot)\b|\bno respira\b|\bno despierta\b|\bno (?:reacciona|responde|se mueve)\b"
             r"|\binconsciente\b|\bse desmayo\b"
+            r"|\bcoughing (?:up )?(?:a little |some )?blood\b|\b(?:tosiendo|vomitando|escupiendo) sangre\b|\bvomiting blood\b"
+            r"|\bhurts to breathe\b|\bme duele (?:al )?respirar\b|\b(?:ribs?|costillas?) (?:are |is )?(?:broken|broke|rotas?)\b"
+            r"|\bbroken ribs?\b|\b(?:had|having|have had|ive had|tuve|he tenido) (?:two|2|three|3|several|multiple|dos|tres|varias) "
+            r"(?:seizures|convulsiones)\b"
             # Someone (a child, often) got into medication or drugs: poison control or 911 now.
             r"|\b(?:got into|ate|swallowed|chewed on|chewed|se (?:comio|tomo|trago)) (?:some of |a few of |unas de |algunas de )?"
             r"(?:my|mis|his|her|the|las|los|sus|mi) (?:\w+ )?(?:pills|meds|medicine|medication|strips|suboxone|fentanyl|"
@@ -339,13 +351,20 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\bshots fired\b|\b(?:theyre|they are|they|someone|somebody|people|ppl|dudes|guys)(?: is| are)? shooting\b"
             r"(?! (?:hoops|pool|ball|dice|a video|a movie|a film|photos|pictures|my shot|his shot|her shot|their shot|up))"
             r"|\bbalacera\b|\bdisparando\b"
-            r"|\b(?:someone|somebody|some ?one|they|theyre|he|she|a guy|people|dudes|is|are) (?:just )?(?:broke|"
-            r"is breaking|are breaking|breaking|trying to break|tried to break|banging on|kicking) "
-            r"(?:in(?:to)?|my door|the door)\b"
-            r"|\b(?:tratando de|quieren|quiere) (?:entrar|meterse) (?:a|en) (?:mi|la) casa\b|\bse metieron a mi casa\b"
             r"|\bim hiding\b|\bhiding from (?:him|her|them|someone)\b|\bme estoy escondiendo\b"
             r"|\bgot jumped\b|\b(?:house|apartment|room|building|place|kitchen|trailer) (?:is )?(?:on fire|burning)\b"
             r"|\bhay un incendio\b|\bse esta quemando\b|\bfire in (?:my|the|our) (?:building|house|apartment|apt|room)\b"
+        ),
+    ),
+    # Someone forcing the door: a partner or ex doing it is domestic violence (LABELING.md), anyone else danger.
+    _Rule(
+        _THREAT,
+        "imminent",
+        _rx(
+            r"\b(?:someone|somebody|some ?one|they|theyre|he|she|a guy|people|dudes|is|are) (?:just )?(?:broke|"
+            r"is breaking|are breaking|breaking|trying to break|tried to break|banging on|kicking) "
+            r"(?:in(?:to)?|my door|the door)\b"
+            r"|\b(?:tratando de|quieren|quiere) (?:entrar|meterse) (?:a|en) (?:mi|la) casa\b|\bse metieron a mi casa\b"
             r"|\b(?:trying|tryna|tried|keeps? trying) to (?:open|get in(?:to)?|break (?:in(?:to)?)?|kick in) "
             r"(?:my|the) (?:door|window|house|apartment|apt|room)\b"
             r"|\b(?:kick|kicking|kicked|break|breaking|bust|busting) (?:my|the) (?:door|window) (?:in|down|open)\b"
@@ -384,6 +403,9 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\b(?:being|getting|been) (?:followed|stalked|chased|hunted)\b|\bfollowed (?:me )?(?:by|home)\b"
             r"|\bme (?:estan|esta) siguiendo\b|\bme persiguen?\b"
             r"|\b(?:scared|afraid|terrified) of (?:him|her|them)\b"
+            r"|\b(?:left|put|leaves|stuck) (?:a |another )?note (?:on|in|at|under) (?:my|the) (?:car|door|truck|windshield|window|"
+            r"porch|mailbox)\b(?= [^.?!]{0,20}\b(?:saying|that said|that says|said|says|reading)\b)"
+            r"(?![^.?!]{0,80}\b(?:park\w*|tow\w*|trash|hoa|rent|lease|noise)\b)"
         ),
     ),
     # --- domestic violence ----------------------------------------------------------------------
@@ -408,6 +430,21 @@ _RULES: Final[tuple[_Rule, ...]] = (
             rf"|\b(?:my|mi) {_PARTNER}\b[^.?!]{{0,50}}?\b(?:reads?|checks?|goes through|tracks?|lee|revisa|checa|me tiene)"
             r" (?:\w+ ){0,2}(?:my (?:texts|messages|phone|dms)|mis (?:mensajes|textos)|el (?:celular|cel|telefono) checado)\b"
             r"(?![^.?!]{0,60}\b(?:i asked|i told (?:him|her) to|le pedi|we agreed|acordamos)\b)"
+        ),
+        negatable=False,
+    ),
+    # A partner or ex who keeps turning up at the person's home or job, or lets them know he knows where they live
+    # (LABELING.md's stalking by a partner; a protective order he ignores).
+    _Rule(
+        DV,
+        "high",
+        _rx(
+            r"\b(?:my|mi) (?:\w+ )?(?:ex|ex ?boyfriend|ex ?husband|ex ?wife|ex ?girlfriend|boyfriend|husband|wife|girlfriend|"
+            r"baby ?dadd?y|bd|expareja|ex pareja|exnovio|ex novio|exesposo|ex esposo|esposo|novio|marido|pareja)\b"
+            r"[^.?!]{0,100}?\b(?:keeps? showing up|(?:been|is|started) showing up|shows up at my|keeps? coming (?:to|by|around)|"
+            r"(?:sigue|anda) (?:llegando|viniendo|apareciendo)|se (?:sigue )?aparec\w* (?:en|a)|"
+            r"(?:sabe|knows) (?:donde|where) (?:vivo|i live|i stay|trabajo|i work|me quedo)|"
+            r"(?:me )?va a (?:ir a )?(?:visitar|buscar)me?|(?:is|hes|been) watching me)\b"
         ),
         negatable=False,
     ),
@@ -437,6 +474,19 @@ _RULES: Final[tuple[_Rule, ...]] = (
         negatable=False,
         historical=False,
     ),
+    # An exam asked for after an assault that just happened: the window for evidence is now.
+    _Rule(
+        ASSAULT,
+        "high",
+        _rx(
+            r"\b(?:sexual assault|rape|sane) (?:exams?|kits?|tests?)\b"
+            r"|\b(?:examen|examenes|kit|prueba)s? (?:de|por|despues de una?) (?:violacion|agresion sexual|abuso sexual)\b"
+        ),
+        negatable=False,
+        context=_rx(
+            r"\b(?:happened|it was|paso|fue) (?:\w+ )?(?:yesterday|last night|today|this morning|ayer|anoche|hoy|esta manana)\b"
+        ),
+    ),
     # --- housing emergency ----------------------------------------------------------------------
     _Rule(
         HOUSING,
@@ -464,6 +514,9 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo|me quede|nos quedamos) "
             r"(?:\w+ )?(?:en la calle(?! \w+ (?:numero )?\d)|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
             r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
+            r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) del? (?:cuarto|departamento|depa|apartamento|traila|"
+            r"lugar|hotel|motel|halfway|casa de transicion)\b"
+            r"(?![^.?!]{0,60}\b(?:ahora vivo|ya vivo|ahora rento|ya tengo (?:cuarto|casa|donde))\b)"
         ),
     ),
     # Idioms on their own ("talked to my PO, got nowhere"): a crisis only next to a lost bed.
@@ -498,15 +551,22 @@ _HISTORICAL: Final = re.compile(
     r"antes de (?:entrar|la carcel|caer)|cuando era (?:nino|nina|joven|chavo|chava)|cuando tenia \d+|"
     r"cuando (?:estaba|estuve) (?:en|preso|encerrado|adentro)|when i was (?:in|at|locked up|inside|locked)|"
     r"last (?:summer|spring|fall|winter)|(?:el|la) (?:ano|verano|invierno|primavera) pasad[oa]|"
-    r"hace (?:\d+|dos|tres|cuatro|cinco|muchos|varios) (?:anos|meses)|hace (?:mucho )?tiempo|en (?:19|20)\d\d)\b"
+    r"hace (?:\d+|dos|tres|cuatro|cinco|muchos|varios) (?:anos|meses)|hace (?:mucho )?tiempo|en (?:el )?(?:19|20)\d\d|"
+    r"while i was (?:locked up|inside|in prison|in jail|in tdcj|gone|away|down|incarcerated)|"
+    r"mientras (?:yo )?(?:estaba|estuve) (?:preso|presa|encerrad[oa]|adentro|en la carcel|en el bote))\b"
 )
 _MEDICAL_HISTORICAL: Final = re.compile(
     r"\blast week\b|\bhace (?:una semana|un mes)\b|\blast time (?:i was )?(?:out|i got out)\b|\bbefore (?:prison|jail|i went in)\b"
     r"|\b(?:twice|three times|\d+ times|dos veces|tres veces)\b|\b(?:\d+|two|three|four|five) (?:yrs|years|months) sober\b"
     r"|\bantes de (?:la )?(?:prision|carcel|caer)\b|\bla (?:ultima|otra) vez que sal[ií]\b"
+    r"|\b(?:died|se murio|murio|fallecio|passed away)\b"
 )
 # A screening question someone else asked ("my PO asked if I have thoughts of hurting myself").
-_REPORTED_QUESTION: Final = re.compile(r"\basked (?:me )?(?:if|whether|about)\b|\bscreening\b|\bquestionnaire\b")
+_REPORTED_QUESTION: Final = re.compile(
+    r"\basked (?:me )?(?:if|whether|about)\b|\bscreening\b|\bquestionnaire\b"
+    # A doctor's words about the person's health ("doctor said with my liver i shouldve died inside").
+    r"|\b(?:doctors?|doc|nurses?|medicos?|doctora?) (?:said|says|told me|dijo|me dijo|dice)\b"
+)
 _JOKE: Final = re.compile(
     r"\b(?:lol|lmao|lmfao|rofl|haha\w*|hehe\w*|jaja\w*|jk)\b|[\U0001F602\U0001F923\U0001F480\U0001F606\U0001F605]"
 )
@@ -520,7 +580,8 @@ _IDIOM: Final = re.compile(
     r"\b(?:gonna|going to|gon|finna|is gonna|will|va a|me va a) (?:kill|murder|matar) ?(?:me|us)?\b(?! (?:with|con|when|cuando))"
     r"|\b(?:me|i) (?:quiero|voy a|va a) morir(?:me)? de (?:coraje|verguenza|la verguenza|aburrimiento|risa|hambre|"
     r"ganas|sueno|calor|frio|nervios|pena|sed|vieja|viejo|cansancio|flojera|tristeza|envidia|la risa|"
-    r"(?:la )?(?:emocion|alegria|felicidad|orgullo|ternura|ansiedad|desesperacion|impaciencia|curiosidad))\b"
+    r"(?:la )?(?:emocion|alegria|felicidad|orgullo|ternura|ansiedad|desesperacion|impaciencia|curiosidad)|"
+    r"(?:la |el |los )?(?:fila|cola|espera|linea|trafico|tarea|papeleo|tramites?|burocracia))\b"
     r"|\bkill(?:ing)? (?:my ?self|me) (?:at|in) (?:the )?(?:gym|practice|the weight pile)\b"
     r"|\b(?:heat|calor|monitor|brazalete|grillete|back|feet|knees?|pies|espalda|rodillas?|commute|wait|fila|line|"
     r"bills|rent|renta|shoes|boots)\b[\w' ]{0,15}\b(?:is|are|esta|estan|me esta|me estan) (?:killing|matando)\b"
@@ -558,7 +619,10 @@ _HELP_QUESTION: Final = re.compile(
     r"how to help|signs|warning signs|senales|como (?:le |lo |la )?(?:ayudo|puedo ayudar|hablo|apoyo)|"
     r"que le (?:digo|hago)|es normal|should i worry|me preocupo|how (?:do|can|would) i (?:know|tell)|"
     r"is (?:that|this|it) normal|como (?:se|sabes?|saber) si|what resources (?:can i|i can|i could|to|should i) (?:give|offer)|"
-    r"que (?:le|les) puedo decir|a donde (?:lo|la) (?:puedo )?llev\w*|(?:quiero|para|como) ayudarl[oae]s?)\b"
+    r"que (?:le|les) puedo decir|a donde (?:lo|la) (?:puedo )?llev\w*|(?:quiero|para|como) ayudarl[oae]s?|"
+    r"como le hago (?:para|pa)|(?:para|pa) que (?:vea|hable con|vaya (?:con|a)) (?:a )?(?:un |una )?"
+    r"(?:psicolog[oa]|consejer[oa]|doctor|doctora|terapeuta|psiquiatra)|"
+    r"get (?:him|her|them) (?:to see|into|in with|to talk to) (?:a |an )?(?:counselor|therapist|psychologist|doctor|psychiatrist))\b"
 )
 # The writer is without a bed too ("we have nowhere", "i got nowhere either"): the help question is their own.
 _WRITER_WITHOUT_BED: Final = re.compile(
@@ -607,6 +671,16 @@ _RESEARCH: Final = re.compile(
     r"hypothetical\w*|hipotetic\w*|how many (?:ppl|guys|men|women|folks|of us|dudes|inmates)|(?:the|actual) rates?|"
     r"(?:the )?news (?:said|says)|saw (?:it )?on the news|good samaritan|cuant[oa]s (?:\w+ )?(?:se mueren|mueren))\b"
 )
+# A class, an interview or a training the writer is preparing: the hit word is its topic, even said by "I".
+_STUDY: Final = re.compile(
+    r"\b(?:interviewing|interview|entrevistando|entrevistar) (?:people|gente|personas|folks|guys|men|women)\b"
+    r"|\bfor (?:my|a|the) (?:class|training|paper|study|presentation|workshop|essay|report)\b"
+    r"|\b(?:para|pa) (?:mi|una|la) (?:clase|capacitacion|presentacion|tarea|investigacion|taller)\b"
+    r"|\b(?:a |the )?(?:training|presentation|workshop|class) (?:im|i am|were|we are) (?:giving|doing|teaching|leading)\b"
+)
+_TOPIC_WORD: Final = re.compile(r"(?:suicid\w*|overdos\w*|sobredosis|suicidio|self ?harm)")
+# Said to be a joke in so many words: the hit is hyperbole (a laugh alone is not enough for a method).
+_KIDDING: Final = re.compile(r"\b(?:jk|j k|just kidding|just playing|im playing|es broma|nomas bromeo|no es cierto)\b")
 _CLAUSE_BREAK: Final = re.compile(r"[.!?;,]|\b(?:but|pero|now|ahora|though|tho|anyway)\b")
 _IMMINENT_TIME: Final = re.compile(
     r"\b(?:tonight|tonite|2nite|right now|rn|today|this morning|esta noche|ahorita|ahora mismo|hoy)\b"
@@ -785,7 +859,18 @@ def _hits(norm: str) -> list[_Hit]:
             found.append(
                 _Hit(category, rule.severity, start, end, m.group(0), subject == "third", rule.means, (c_lo, c_hi))
             )
-    return _absorb_injuries(found)
+    return _absorb_injuries(_drop_danger_over(norm, found))
+
+
+# An attack that is over ("got jumped last night") with an injury now: the emergency is the injury.
+_RECENT_PAST: Final = re.compile(r"\b(?:last night|yesterday|earlier today|the other night|anoche|ayer|antier)\b")
+
+
+def _drop_danger_over(norm: str, hits: list[_Hit]) -> list[_Hit]:
+    """Drop an immediate-danger hit said to be over when a medical sign is present now."""
+    if not any(h.category == MEDICAL for h in hits):
+        return hits
+    return [h for h in hits if not (h.category == DANGER and _RECENT_PAST.search(norm, *h.clause))]
 
 
 def _over_later_or_another_sense(norm: str, start: int, end: int, category: str, subject: str | None) -> bool:
@@ -805,6 +890,13 @@ def _over_later_or_another_sense(norm: str, start: int, end: int, category: str,
     )
 
 
+def _a_topic_or_a_joke(norm: str, start: int, end: int, category: str) -> bool:
+    """The hit word is the topic of a class or interview, or the writer says outright it was a joke."""
+    if _STUDY.search(norm) and _TOPIC_WORD.fullmatch(norm[start:end]):
+        return True
+    return category == SUICIDE and bool(_KIDDING.search(norm) and _JOKE.search(norm)) and not _imminent(norm)
+
+
 def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subject: str | None) -> bool:
     """The narrow contexts LABELING.md calls `none`: an idiom around the hit; a research question about
     people in general; someone else's suicidal talk asked about (how to help a friend), unless it is
@@ -822,7 +914,7 @@ def _not_now_or_not_theirs(norm: str, start: int, end: int, category: str, subje
         threat = _WEAPON_OR_THREAT_NAMED.search(norm) if conditional else serious
         if (m.start() <= start < m.end() or start <= m.start() < end) and (hyperbole or not threat):
             return True
-    if subject != "first" and _RESEARCH.search(norm):
+    if (subject != "first" and _RESEARCH.search(norm)) or _a_topic_or_a_joke(norm, start, end, category):
         return True
     if (
         category == HOUSING

@@ -6,7 +6,7 @@ import pytest
 
 from conversations.hooks import combine_crisis, detect_crisis, handoff_for, normalize
 from conversations.hooks.crisis import CRISIS_CATEGORIES, SEVERITIES, CrisisResult
-from vocab import DV, HOUSING, MEDICAL, NO_CRISIS, SUICIDE
+from vocab import ASSAULT, DANGER, DV, HOUSING, MEDICAL, NO_CRISIS, SUICIDE
 
 
 @pytest.mark.parametrize(
@@ -397,3 +397,47 @@ def test_a_friend_without_a_bed_is_still_a_crisis_when_the_writer_has_none_eithe
     assert (
         detect_crisis("my friend and i have nowhere to sleep tonight in dallas, how can i help him").category == HOUSING
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("my ex keeps showing up at the warehouse where i work, how do i get a protective order", DV),
+        ("mi exnovio sabe donde vivo y me dijo que me va a ir a buscar", DV),
+        ("my boyfriend is banging on the door right now and i locked myself in", DV),
+        ("somebody is banging on my door rn yelling my name", DANGER),
+        ("they left a note on my windshield that said we know you're out", DANGER),
+        ("i had two seizures today, ran out of my keppra on release", MEDICAL),
+        ("got jumped yesterday and now im coughing up blood", MEDICAL),
+        ("where can i get a rape kit done, it happened last night", ASSAULT),
+        ("me corrieron del cuarto que rentaba hoy y ya no tengo a donde ir", HOUSING),
+        ("ok last text. thanks for everything", SUICIDE),
+        ("i should have died when they found me in county", SUICIDE),
+        ("ya no aguanto a mi vecino, traigo el cuchillo y lo voy a esperar", SUICIDE),
+    ],
+)
+def test_stalking_by_an_ex_a_door_forced_injuries_after_a_fight_and_a_goodbye_are_crises(
+    text: str, category: str
+) -> None:
+    assert detect_crisis(text).category == category, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my cousin overdosed while i was locked up, how do i talk to his kids about it",
+        "mi tio se murio de sobredosis en el 2021, hay grupos de duelo en dallas",
+        "im interviewing people about suicide for a class, what resources can i list",
+        "ya no aguanto a mis compañeros del halfway, roncan toda la noche, hay otro lugar?",
+        "mi hermano dice que ya no quiere vivir, como le hago para que vea a un psicologo",
+        "if this form asks for my SID one more time im walking into traffic lol jk",
+        "me voy a morir de la fila en el seguro social, cuanto tarda esto",
+        "my neighbor left a note on my car about parking, can he tow me",
+        "doctor said with my blood pressure i should have died years ago, now im fine, need a refill",
+        "me sacaron del halfway house porque ya tengo trabajo y ahora vivo con mi hermana",
+    ],
+)
+def test_a_past_death_a_class_venting_about_roommates_a_joke_and_a_note_about_parking_are_not_crises(
+    text: str,
+) -> None:
+    assert detect_crisis(text).category == NO_CRISIS, text
