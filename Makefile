@@ -97,11 +97,11 @@ beat: venv
 db-stop: venv
 	$(BIN)/python -c "from pathlib import Path; from pathways_site.embedded_db import stop; print('stopped' if stop(Path('var/pgdata').resolve()) else 'not running')"
 
-## validate: the message model on its twelfth frozen blind set (blind12) and the answerability gate on its fourth (blind4), against the issues' goals
+## validate: the message model on its thirteenth frozen blind set (blind13) and the answerability gate on its fourth (blind4), against the issues' goals
 validate: venv
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py corpus -v 0 load
 	@failed=""; \
-	$(BIN)/python manage.py safety evaluate --split blind12 --floors goal || failed="$$failed message-model"; \
+	$(BIN)/python manage.py safety evaluate --split blind13 --floors goal || failed="$$failed message-model"; \
 	$(BIN)/python manage.py corpus evaluate --blind --blind-set blind4 --floors goal || failed="$$failed answerability-gate"; \
 	if [ -n "$$failed" ]; then echo "below the goals:$$failed (reports in var/)"; exit 1; fi

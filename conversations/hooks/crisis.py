@@ -280,6 +280,9 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"\bya no aguanto\b(?! a (?:los|las|el|la|mi|mis|este|esta|estos|estas|ese|esa|esos|esas) \w"
             # ... unless the writer then says they will hurt that person (LABELING.md: a threat to others).
             r"(?![^\n]{0,140}\b(?:pistola|cuchillo|balazo|apunal\w*|matar\w*|mato|rompo|golpe\w*|pego|llave|arma|navaja)\b))"
+            # ... or about the parole rules, the paperwork or a queue named after it ("ya no aguanto el parole").
+            r"(?! (?:el|la|los|las|mi|mis|este|esta|tanto|tanta) (?:parole|parol|probation|probatoria|po|oficial|citas?|"
+            r"reportes?|papeleo|tramites?|fila|filas|ruido|trafico|calor|frio)\b)"
             r"(?! (?:la|el|mi|este|esta|los|las) (?:chamba|jale|trabajo|turno|calor|frio|dolor|espalda|"
             r"pies|renta|escuela|clase|trafico|fila|jefe|jefa)\b[^.?!]{0,40}\b(?:jaja\w*|jeje\w*|lol|xd)\b)|\bno (?:le )?(?:veo|encuentro) (?:el )?sentido (?:a|de) (?:la vida|vivir|nada)\b"
             r"|\bla vida no tiene sentido\b|\bno vale la pena vivir\b|\bpara que (?:seguir )?vivir\b"
@@ -312,7 +315,8 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"responding|respond|moving|move)\b|\bwont wake up\b(?! (?:on time|in time|early|for))"
             r"|\bpassed out\b|\bunconscious\b|\bunresponsive\b|\bturning blue\b|\b(?:hes|shes|is) blue\b"
             r"|\blips (?:are |r )?(?:turning )?blue\b|\bfoaming at the mouth\b|\bthroat (?:is )?closing\b"
-            r"|\bcollapsed\b|\b(?:having|had|has) a (?:seizure|heart attack|stroke)\b|\bseizing\b"
+            r"|\bcollapsed\b|(?<!havent\s)(?<!hasnt\s)(?<!hadnt\s)(?<!not\s)(?<!never\s)\b(?:having|had|has) a (?:seizure|heart attack|stroke)\b"
+            r"(?! in (?:\d+|two|three|four|five|a|over a|years|months|a long time|ages))|\bseizing\b"
             r"|\bconvulsing\b|\bchest (?:hurts|pain|is hurting)\b|\b(?:left )?arm (?:is |went )?numb\b"
             r"|\bbleeding (?:really |so |very |real |pretty )?(?:a lot|bad|badly|out|everywhere|alot|heavily)\b|\bblood everywhere\b|\b(?:got|been|im|i was just|"
             r"just got) (?:stabbed|shot)\b|\bno respira\b|\bno despierta\b|\bno (?:reacciona|responde|se mueve)\b"
@@ -572,7 +576,7 @@ _JOKE: Final = re.compile(
 )
 # Figures of speech LABELING.md names as not a crisis: the hit sits inside one of these.
 _IDIOM: Final = re.compile(
-    r"\bkill(?:ing|s)? (?:my ?self|me) (?:doing|working|at work|out here|trabajando|for \$?\d+|for cash|for peanuts)\b"
+    r"\bkill(?:ing|s)? (?:my ?self|me) (?:doing|doin|working|workin|at work|out here|trabajando|for \$?\d+|for cash|for peanuts)\b"
     r"|\bme (?:estoy|ando) matando (?:trabajando|en el jale|en el trabajo)\b|\bme quiero matar trabajando\b"
     r"|\b(?:mom|moms|mama|mamas|ma|mother|jefa|boss|supervisor|manager|po|parole officer|ama|abuela|"
     r"grandma|granny|cousin|prima|tia|aunt|teacher|sister|hermana|"
@@ -620,7 +624,8 @@ _HELP_QUESTION: Final = re.compile(
     r"que le (?:digo|hago)|es normal|should i worry|me preocupo|how (?:do|can|would) i (?:know|tell)|"
     r"is (?:that|this|it) normal|como (?:se|sabes?|saber) si|what resources (?:can i|i can|i could|to|should i) (?:give|offer)|"
     r"que (?:le|les) puedo decir|a donde (?:lo|la) (?:puedo )?llev\w*|(?:quiero|para|como) ayudarl[oae]s?|"
-    r"como le hago (?:para|pa)|(?:para|pa) que (?:vea|hable con|vaya (?:con|a)) (?:a )?(?:un |una )?"
+    r"como le (?:hago (?:para|pa)|consigo)|(?:number|numero|resources?|recursos?) (?:i can|i could|to|que le (?:puedo )?) ?give (?:him|her|them)|"
+    r"que numero le (?:doy|puedo dar)|(?:para|pa) que (?:vea|hable con|vaya (?:con|a)) (?:a )?(?:un |una )?"
     r"(?:psicolog[oa]|consejer[oa]|doctor|doctora|terapeuta|psiquiatra)|"
     r"get (?:him|her|them) (?:to see|into|in with|to talk to) (?:a |an )?(?:counselor|therapist|psychologist|doctor|psychiatrist))\b"
 )
@@ -630,7 +635,8 @@ _WRITER_WITHOUT_BED: Final = re.compile(
 )
 # Someone else's words quoted ("my cousin keeps saying 'i wanna die'"): the "i" inside is not the writer.
 _QUOTED_SPEECH: Final = re.compile(
-    r"\b(?:keeps? saying|kept saying|always says|says|said|dice|dijo|anda diciendo|sigue diciendo)\W{0,3}(?:i |yo |me )?$"
+    r"\b(?:keeps? saying|kept saying|always says|says|said|dice|dijo|conto|anda diciendo|sigue diciendo)"
+    r"(?: que| q)?(?: (?:anda|esta|sigue|ya))?(?: pensando en)?\W{0,3}(?:i |yo |me )?$"
 )
 # A grief or support group asked for about a loss or harm that is over (LABELING.md: past events, none).
 _SUPPORT_GROUP: Final = re.compile(
@@ -653,6 +659,11 @@ _LATER: Final = re.compile(
     r"en (?:una|dos|tres|\d+|unas) semanas?|en (?:un|dos|\d+) mes(?:es)?|el proximo mes|planning|planear|planeando|"
     r"(?:gave me|giving me|have|got|tengo|me dieron|me dan) (?:\d+|thirty|treinta|sixty) (?:days|dias))\b"
 )
+# A bed found since ("pero ya encontre un cuarto"): the nights without one are over.
+_HOUSED_NOW: Final = re.compile(
+    r"\b(?:ya (?:encontre|consegui|tengo) (?:un |una |mi )?(?:cuarto|lugar|casa|cama|depa|apartamento)|"
+    r"(?:found|got|have) (?:a |my own )?(?:room|place|bed|apartment|apt) now|(?:finally )?found a (?:room|place|apartment))\b"
+)
 # "Violar" as a PO's parole violation ("mi PO dice que me viola si no pago"), not a sexual assault.
 _PAROLE_VIOLATION: Final = re.compile(
     r"\b(?:po|parole|parol|oficial|officer|probation|probatoria)\b[\w ]{0,25}\bme (?:viola|van a violar|va a violar)\b"
@@ -666,7 +677,7 @@ _PAROLE_VIOLATION: Final = re.compile(
 _RESEARCH: Final = re.compile(
     r"\b(?:what percent\w*|percentage|porcentaje|statistic\w*|estadistic\w*|how common|how many people|"
     r"cuant[oa]s personas|cuanta gente|cuantos se|research\w*|investigacion|sociology|paper for|doing a paper|"
-    r"tarea|proyecto|for (?:my|a) class|pa mi clase|para mi clase|is it true|es cierto|es verdad|i read|lo vi en|"
+    r"tarea|proyecto|for (?:my|a) class|pa mi clase|para mi clase|is it true|es cierto|es verdad|i read|lo vi en|lei (?:que|en)|"
     r"in the news|en las noticias|most (?:overdoses|people)|stats|pregunta general|general question|"
     r"hypothetical\w*|hipotetic\w*|how many (?:ppl|guys|men|women|folks|of us|dudes|inmates)|(?:the|actual) rates?|"
     r"(?:the )?news (?:said|says)|saw (?:it )?on the news|good samaritan|cuant[oa]s (?:\w+ )?(?:se mueren|mueren))\b"
@@ -677,6 +688,9 @@ _STUDY: Final = re.compile(
     r"|\bfor (?:my|a|the) (?:class|training|paper|study|presentation|workshop|essay|report)\b"
     r"|\b(?:para|pa) (?:mi|una|la) (?:clase|capacitacion|presentacion|tarea|investigacion|taller)\b"
     r"|\b(?:a |the )?(?:training|presentation|workshop|class) (?:im|i am|were|we are) (?:giving|doing|teaching|leading)\b"
+    # Material for others about the topic: signs, flyers, a bulletin board, prevention or peer-support work.
+    r"|\b(?:warning )?signs of\b|\b(?:folletos?|flyers?|pamphlets?|brochures?|bulletin board|volunteer\w*|voluntari\w*)\b"
+    r"|\b(?:peer support|prevenir|prevencion|prevention)\b"
 )
 _TOPIC_WORD: Final = re.compile(r"(?:suicid\w*|overdos\w*|sobredosis|suicidio|self ?harm)")
 # Said to be a joke in so many words: the hit is hyperbole (a laugh alone is not enough for a method).
@@ -693,7 +707,11 @@ _NOT_NOW: Final = re.compile(
     r"(?:[\w ]{0,4}(?:right now|rn|ahorita|today|hoy|tonight))?"
 )
 # Someone else said to be calm or safe for now ("ahorita está con su mamá y está tranquilo").
-_CALM_NOW: Final = re.compile(r"\b(?:esta|anda|is|hes|shes) (?:tranquil[oa]|calm|a salvo|safe|okay|fine|bien)\b")
+_CALM_NOW: Final = re.compile(
+    r"\b(?:esta|anda|is|hes|shes) (?:tranquil[oa]|calm|a salvo|safe|okay|fine|bien)\b"
+    r"|\b(?:hes|shes|is|esta) (?:with|con) (?:my|his|her|our|mi|su|sus|nuestra) (?:mom|mother|dad|father|family|wife|sister|"
+    r"brother|mama|papa|familia|esposa|hermana|hermano)\b"
+)
 
 
 def _imminent(norm: str) -> bool:
@@ -878,7 +896,7 @@ def _over_later_or_another_sense(norm: str, start: int, end: int, category: str,
     assault that is over; never when the message says tonight or that the person is carrying it now."""
     if _imminent(norm):
         return False
-    if category == HOUSING and _LATER.search(norm):
+    if category == HOUSING and (_LATER.search(norm) or _HOUSED_NOW.search(norm)):
         return True
     if category == ASSAULT and _PAROLE_VIOLATION.search(norm, max(0, start - 60), min(len(norm), end + 60)):
         return True

@@ -45,6 +45,8 @@ BLIND11_MESSAGES: Final = DATA_DIR / "blind11_messages.jsonl"
 BLIND11_CONVERSATIONS: Final = DATA_DIR / "blind11_conversations.jsonl"
 BLIND12_MESSAGES: Final = DATA_DIR / "blind12_messages.jsonl"
 BLIND12_CONVERSATIONS: Final = DATA_DIR / "blind12_conversations.jsonl"
+BLIND13_MESSAGES: Final = DATA_DIR / "blind13_messages.jsonl"
+BLIND13_CONVERSATIONS: Final = DATA_DIR / "blind13_conversations.jsonl"
 BLIND_HASHES: Final = DATA_DIR / "BLIND.sha256"
 DEV_CONVERSATIONS: Final = DATA_DIR / "dev_conversations.jsonl"
 # A second author's conversations (context follow-ups, corrections, later crises and idioms): dev only.
@@ -66,7 +68,8 @@ DEV_CONVERSATION_FILES: Final = (DEV_CONVERSATIONS, DEV_CONVERSATIONS2, DEV_CONV
 # by two more new authors frozen before the ninth session changed anything, was read once and its errors looked
 # into; the tenth, by two more new authors frozen after that, was read once at the ninth session's end; the eleventh,
 # by two more new authors frozen before the tenth session trained anything, was read once and its errors looked into;
-# the twelfth, by two more new authors frozen after that, is the one reported on.
+# the twelfth, by two more new authors frozen after that, was read once and its errors looked into; the thirteenth,
+# by two more new authors frozen after that (eleventh session), is the one reported on.
 BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind": (BLIND_MESSAGES, BLIND_CONVERSATIONS),
     "blind2": (BLIND2_MESSAGES, BLIND2_CONVERSATIONS),
@@ -80,6 +83,7 @@ BLIND_SETS: Final[dict[str, tuple[Path, Path]]] = {
     "blind10": (BLIND10_MESSAGES, BLIND10_CONVERSATIONS),
     "blind11": (BLIND11_MESSAGES, BLIND11_CONVERSATIONS),
     "blind12": (BLIND12_MESSAGES, BLIND12_CONVERSATIONS),
+    "blind13": (BLIND13_MESSAGES, BLIND13_CONVERSATIONS),
 }
 
 REGION_LABELS: Final = (*REGIONS, "unknown")

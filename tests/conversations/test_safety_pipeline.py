@@ -50,6 +50,8 @@ def test_the_blind_splits_are_byte_for_byte_the_frozen_ones() -> None:
         "blind11_conversations.jsonl",
         "blind12_messages.jsonl",
         "blind12_conversations.jsonl",
+        "blind13_messages.jsonl",
+        "blind13_conversations.jsonl",
     }
     assert {p.name for pair in data.BLIND_SETS.values() for p in pair} == set(pinned)
 
@@ -95,6 +97,7 @@ def test_the_three_sets_are_big_enough_and_never_overlap() -> None:
         "blind10": (400, 60),
         "blind11": (400, 60),
         "blind12": (400, 60),
+        "blind13": (400, 60),
     }
     assert set(sizes) == set(data.BLIND_SETS)
     for name, (messages_file, conversations_file) in data.BLIND_SETS.items():

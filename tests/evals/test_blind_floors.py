@@ -1,8 +1,8 @@
 """`make test` holds the shipped message model and answerability gate to their blind-set floors.
 
 Generations of blind sets, each written by authors who saw only LABELING.md (or only the corpus
-titles and summaries) and frozen before tuning. The message model is reported on the twelfth (blind12,
-frozen after blind11's one reading and look, never tuned on); the gate on the fourth question set (blind4). The
+titles and summaries) and frozen before tuning. The message model is reported on the thirteenth (blind13,
+frozen after blind12's one reading and look, never tuned on); the gate on the fourth question set (blind4). The
 earlier ones were read while tuning, so they are no longer blind. These are regression floors (a
 measurement less a margin); `make validate` checks the issues' goals, which are not all met yet
 (see the model cards).
@@ -46,6 +46,7 @@ def _message_report(name: str) -> dict:
         "blind10",
         "blind11",
         "blind12",
+        "blind13",
     ],
 )
 def test_the_message_model_holds_its_blind_floors(name: str) -> None:

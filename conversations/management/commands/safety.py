@@ -28,7 +28,7 @@ class Command(BaseCommand):
         split.add_argument("--dev-share", type=float, default=0.15)
         sub.add_parser("train", help="train on train.jsonl, choose thresholds on dev.jsonl, write the artifact")
         ev = sub.add_parser("evaluate", help="judge rules + model + context on a labeled split")
-        ev.add_argument("--split", choices=[*data.BLIND_SETS, "dev"], default="blind12")
+        ev.add_argument("--split", choices=[*data.BLIND_SETS, "dev"], default="blind13")
         ev.add_argument("--report-dir", default=None, help="where the JSON/HTML report goes (default var/)")
         ev.add_argument("--no-floors", action="store_true", help="report only; do not fail below the floors")
         ev.add_argument(
