@@ -259,6 +259,33 @@ _NUMBER_WORDS: Final = {
     "octavo": 8,
     "noveno": 9,
 }
+_ORDINAL_WORDS: Final = frozenset(
+    {
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "thirtieth",
+        "decimo",
+        "septimo",
+        "primero",
+        "primer",
+        "segundo",
+        "tercer",
+        "tercero",
+        "cuarto",
+        "quinto",
+        "sexto",
+        "octavo",
+        "noveno",
+    }
+)
 # "one" and "una"/"uno" are articles as often as numbers: they count only before a unit.
 _UNIT: Final = r"(?:days?|weeks?|months?|years?|hours?|times?|occasions?|dias?|semanas?|mes(?:es)?|anos?|horas?|veces)"
 _WORD_NUMBER: Final = re.compile(
@@ -280,6 +307,31 @@ _BOTH: Final = re.compile(
 )
 
 
+# "ciento cincuenta", "treinta y cinco", "one hundred fifty", "twenty-five": one number said in several words.
+# Read first and masked, so "ciento cincuenta" is 150, not a 100 and a 50 the entry may both state.
+_CARDINALS: Final = frozenset(w for w, n in _NUMBER_WORDS.items() if w not in _ORDINAL_WORDS and w not in ("un", "una"))
+_COMPOUND: Final = re.compile(
+    r"\b(?:" + "|".join(sorted(_CARDINALS, key=len, reverse=True)) + r")"
+    r"(?:(?:\s+(?:y|and)\s+|[- ]|\s+)(?:" + "|".join(sorted(_CARDINALS, key=len, reverse=True)) + r"))+\b",
+    _F,
+)
+
+
+def _compound_value(words: Sequence[str]) -> float | None:
+    """The value of "ciento cincuenta" (150) or "twenty five" (25); None when the words do not make one number."""
+    value, last = 0, None
+    for word in words:
+        n = _NUMBER_WORDS[word]
+        if n == 100 and last is not None and last < 10:  # "one hundred", "two hundred"
+            value = value - last + last * 100
+        elif last is None or (last >= 100 and n < 100) or (last % 10 == 0 and 20 <= last < 100 and n < 10):
+            value += n
+        else:
+            return None  # "two three", "ten five": a list, not one number
+        last = n
+    return float(value)
+
+
 # "one-third", "half", "un tercio", "la mitad": fractions of a term are numbers too ("after half of it" is not
 # "after one-third"). They are read first and masked, so "third" is not also read as 3.
 _FRACTION: Final = re.compile(
@@ -296,6 +348,7 @@ _UNIT_CLASS: Final = (
     (re.compile(r"^(?:years?|anos?|anniversary|aniversario)\b"), "year"),
     (re.compile(r"^(?:hours?|horas?)\b"), "hour"),
     (re.compile(r"^(?:degree|grado)\b"), "degree"),
+    (re.compile(r"^(?:dollars?|dolares?|bucks)\b"), "$"),
 )
 
 
@@ -321,6 +374,12 @@ def quantities_in(text: str) -> frozenset[tuple[float, str | None]]:
         found.add((2 / 3 if m.group(0).lower().startswith("two") or "dos" in m.group(0).lower() else value, "fraction"))
     folded = _FRACTION.sub(lambda m: " " * len(m.group(0)), folded)
     folded = _BOTH.sub(lambda m: " " * len(m.group(0)), folded)
+    for m in _COMPOUND.finditer(folded):
+        words = [w for w in re.split(r"[\s-]+", m.group(0).lower()) if w not in ("y", "and")]
+        compound = _compound_value(words)
+        if compound is not None:
+            found.add((compound, _unit_after(folded, m.end())))
+            folded = folded[: m.start()] + " " * (m.end() - m.start()) + folded[m.end() :]
     for m in _DIGITS.finditer(folded):
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
@@ -803,6 +862,24 @@ _EVENTS: Final = (
     ("eviction", re.compile(r"\bevict\w*|\bdesaloj\w*", _F)),
     ("acquittal", re.compile(r"\bacquit\w*|\babsol\w*|\babsuel\w*", _F)),
 )
+# When a notice's clock starts: when it is sent, or when the person has it in hand. Read by _clock_finding beside
+# a quantity only, never as events of their own ("receiving an abstract" is not the person's receipt).
+_NOTICE_EVENTS: Final = (
+    (
+        "mailing",
+        re.compile(
+            r"\b(?:it|the notice|el aviso|la notificaci[oó]n) (?:is|was) (?:mailed|sent)\b|\bmailing\b|\bse (?:le )?(?:envi[oó]|env[ií]a)\b|\benviad[oa]\b",
+            _F,
+        ),
+    ),
+    (
+        "receipt",
+        re.compile(
+            r"\b(?:get|gets|got|receive|receives|received) (?:it|the notice)\b|\b(?:la|lo) recib\w*|\b(?:le|te) llegue\b",
+            _F,
+        ),
+    ),
+)
 _UNIVERSAL: Final = re.compile(
     r"\b(?:everyone|everybody|any person|all (?:people|persons)|no matter|regardless|even if|even though|even a|whatever"
     r"|any (?:crime|offense|conviction|felony|misdemeanor|length|amount)|cualquier (?:delito|condena|tiempo)|aunque"
@@ -819,9 +896,11 @@ _CONDITIONAL: Final = re.compile(
 _ALL_COVERED: Final = re.compile(
     r"\b(?:anyone|anybody|everyone|everybody|no one|nobody|whoever"
     r"|(?:all|every|any)\s+(?:\w+\s+)?(?:people|persons?|households?|applicants?|employers?|landlords?|crimes?"
-    r"|offen[cs]es?|convictions?|felon(?:y|ies)|misdemeanors?|cases?|arrests?|dismissals?|drug \w+|relatives?|members?)"
+    r"|offen[cs]es?|convictions?|felon(?:y|ies)|misdemeanors?|cases?|arrests?|dismissals?|drug \w+|relatives?|members?"
+    r"|evictions?|positions?|jobs?)"
     r"|no matter (?:how|what|which|when|who)|regardless of|at any time|ever been"
-    r"|cualquier(?:a)?\s+(?:\w+\s+)?(?:persona|hogar|delito|condena|arresto|empleador|familiar|caso|miembro)"
+    r"|cualquier(?:a)?\s+(?:\w+\s+)?(?:persona|hogar|delito|condena|arresto|empleador|familiar|caso|miembro|desalojo"
+    r"|puesto|trabajo|empleo)|ning[uú]n (?:puesto|trabajo|empleo|desalojo)"
     r"|tod[oa]s? (?:las? |los )?(?:personas?|hogar(?:es)?|empleador(?:es)?|solicitantes?|delitos?|condenas?)"
     r"|ning[uú]n(?:a)?\s+(?:persona|empleador|hogar|delito|condena)|nadie|sin importar|alguna vez)\b",
     _F,
@@ -830,7 +909,8 @@ _ALL_COVERED: Final = re.compile(
 _LIMITED: Final = re.compile(
     r"\b(?:only|unless|except|if|who|whose|lifetime|within|directly|certain|specific|solo|s[oó]lo|solamente"
     r"|[uú]nicamente|salvo|excepto|a menos que|si|quien(?:es)?|de por vida|dentro de|directamente|cierto?s?|ciertas?"
-    r"|que (?:tenga|tengan|est[eé]n?|haya|hayan|sea|sean|viole|violen|cumpla|cumplan))\b",
+    r"|que (?:tenga|tengan|est[eé]n?|haya|hayan|sea|sean|viole|violen|cumpla|cumplan)"
+    r"|related|relacionad[oa]s? con|drug-related|for drug|por drogas|ligad[oa]s? a)\b",
     _F,
 )
 
@@ -840,14 +920,22 @@ _LIMITED: Final = re.compile(
 # "even if you are locked up for not paying support", "aunque el tribunal le haya ordenado supervisión": the
 # claim says the rule holds in that case too, so the entry must not set that case apart.
 _CONCESSION: Final = re.compile(
-    r"\b(?:even if|even when|even while|aunque|aun si|aun cuando|incluso si)\b([^,;.]*)", _F
+    r"\b(?:even if|even when|even while|not even (?:for|when|if|in)|aunque|aun si|aun cuando|incluso si"
+    r"|ni siquiera (?:para|cuando|si|en)|incluso cuando)\b([^,;.\[]*)",
+    _F,
 )
 _EXCLUSION: Final = re.compile(
     r"\b(?:except|unless|other than|excluded|excludes?|does not apply|doesn't apply|not apply|not if|salvo|excepto"
-    r"|a menos que|se excluyen?|excluid\w*|no se aplica|no aplica|no si)\b",
+    r"|a menos que|se excluyen?|excluid\w*|no se aplica|no aplica|no si|but not (?:for|to|if|when|in)"
+    r"|pero no (?:para|a|si|cuando|en)|ni para|cannot be|can't be|no puede ser|se cierra|is closed|closes)\b",
     _F,
 )
 CONCESSION_SHARED: Final = 2
+# A single shared word is enough when it is what the exclusion names ("se excluyen los delitos violentos").
+_EXCLUDED_SPAN: Final = 60
+# "aunque sea por un delito menor" against an entry that names only felonies.
+_MISDEMEANOR: Final = re.compile(r"\b(?:misdemeanou?rs?|delitos? menor(?:es)?|class [abc]\b|clase [abc]\b)", _F)
+_FELONY_ONLY: Final = re.compile(r"\b(?:felon(?:y|ies)|delitos? graves?)\b", _F)
 
 
 def _concession_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
@@ -856,14 +944,30 @@ def _concession_finding(claim: str, units: Sequence[str], record: EvidenceRecord
     # "Se excluyen muchos delitos, …, y casos con hallazgo de violencia familiar": the clause that names the
     # case has lost the word that excludes it, so whole sentences are read too.
     units = [*units, *_entry_sentences(claim, record)]
+    rest = _CONCESSION.sub(" ", claim_f)  # the rule itself, without any of its "even if" clauses
+    claim_negated = _negated(_main_part(rest))
+    whole = fold(" ".join(entry_texts(record)))
     for m in _CONCESSION.finditer(claim_f):
-        rest = claim_f[: m.start()] + claim_f[m.end() :]
+        if _MISDEMEANOR.search(m.group(1)) and _FELONY_ONLY.search(whole) and not _MISDEMEANOR.search(whole):
+            return ClaimCheck(
+                "contradicted", claim, record.slug, "says it holds for a misdemeanor; the entry names felonies"
+            )
         wanted = content_stems(m.group(1))
-        if len(wanted) < CONCESSION_SHARED or _negated(_main_part(rest)):
+        if not wanted:
             continue
         for unit in units:
             unit_f = fold(unit)
-            if _EXCLUSION.search(unit_f) and len(wanted & content_stems(unit_f)) >= CONCESSION_SHARED:
+            excluded = _EXCLUSION.search(unit_f)
+            if excluded is None:
+                continue
+            # "can't pay, not even for X" against "cannot pay … except for X": the same rule, its exception denied.
+            # A negated claim against an affirmative rule is another rule; it is left to the other checks.
+            if claim_negated and not _negated(_main_part(unit_f[: excluded.start()])):
+                continue
+            shared = wanted & content_stems(unit_f)
+            named = wanted & content_stems(unit_f[excluded.end() : excluded.end() + _EXCLUDED_SPAN])
+            # one word named right after the exclusion, when it is most of what the concession says
+            if len(shared) >= CONCESSION_SHARED or (named and 2 * len(named) >= len(wanted)):
                 return ClaimCheck(
                     "contradicted", claim, record.slug, "says it holds even in a case the entry excludes", unit
                 )
@@ -1607,8 +1711,196 @@ def _clauses_finding(
         or _waived_condition_finding(claim, units, record)
         or _scope_finding(claim, units, record)
         or _concession_finding(claim, units, record)
+        or _discretion_finding(claim, units, record)
+        or _wait_finding(claim, record)
+        or _clock_finding(claim, record)
+        or _removed_finding(claim, record)
+        or _automatic_finding(claim, units, record)
         or _unfinished_finding(claim, units, record)
     )
+
+
+# "agencies are not allowed to take into account rehab" against "They may consider … rehabilitation": a
+# discretion the entry grants, said to be forbidden. The verb and what it governs must both match.
+_DENIED_VERB: Final = re.compile(
+    r"\b(?:(?:may|can|could|must) not|cannot|can't|not (?:be )?allowed to|prohibited from|barred from|forbidden to"
+    r"|no (?:puede|pueden|podra|podran|se permite|esta permitido|les esta permitido)|tienen? prohibido)\s+([a-z]+)"
+    r"((?:\s+\S+){0,6})",
+    _F,
+)
+_ALLOWED_VERB: Final = re.compile(
+    r"\b(?<!not )(?<!no )(?:may|can|could|puede|pueden|podra|podran)\s+(?!not\b|no\b)([a-z]+)((?:\s+\S+){0,6})", _F
+)
+
+
+# "does not stop the person from enrolling, testing or applying", "no le impide inscribirse": each verb allowed.
+_NOT_STOPPED: Final = re.compile(
+    r"\b(?:(?:does not|doesn't|do not|don't|will not|won't)\s+(?:stop|prevent|bar|keep)\s+(?:\w+\s+){0,3}?from"
+    r"|no\s+(?:le |les |te )?(?:impide|impiden|prohibe|prohiben))"
+    r"\s+([a-z]+(?:(?:,\s*|\s+or\s+|\s+o\s+)[a-z]+)*)",
+    _F,
+)
+
+
+def _phrased(text: str) -> str:
+    folded = fold(text)
+    for pattern, word in _PHRASES:
+        folded = pattern.sub(word, folded)
+    return folded
+
+
+def _discretion_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "May not consider X" where the entry says "may consider X"."""
+    units = [*units, *(sentence for text in entry_texts(record) for sentence in sentences_of(text))]
+    stems = content_stems(claim)
+    for unit in units:
+        excluded = _EXCLUSION.search(fold(unit))
+        if excluded and stems & content_stems(fold(unit)[excluded.end() : excluded.end() + _EXCLUDED_SPAN]):
+            return None  # "a DWI case cannot petition": the case the entry sets apart, left to the exception check
+    for denied in _DENIED_VERB.finditer(_phrased(claim)):
+        verb, governed = stem(denied.group(1)), content_stems(denied.group(2))
+        if not governed:
+            continue
+        for unit in units:
+            for allowed in _ALLOWED_VERB.finditer(_phrased(unit)):
+                if stem(allowed.group(1)) == verb and governed & content_stems(allowed.group(2)):
+                    return ClaimCheck(
+                        "contradicted", claim, record.slug, "says it is not allowed; the entry allows it", unit
+                    )
+            for kept in _NOT_STOPPED.finditer(_phrased(unit)):
+                verbs = {stem(w) for w in re.findall(r"[a-z]+", kept.group(1)) if w not in ("or", "o")}
+                if verb in verbs and content_stems(claim) & content_stems(unit) - verbs:
+                    return ClaimCheck(
+                        "contradicted",
+                        claim,
+                        record.slug,
+                        "says it is not allowed; the entry says nothing stops it",
+                        unit,
+                    )
+    return None
+
+
+def _notice_events(folded: str) -> frozenset[str]:
+    anchors = " | ".join(m.group(1) for m in _TIME_ANCHOR.finditer(folded))
+    return frozenset(name for name, pattern in _NOTICE_EVENTS if pattern.search(anchors))
+
+
+def _clock_finding(claim: str, record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Within thirty days after you get it" where the entry's thirty days run from when it is mailed."""
+    claim_f = fold(claim)
+    claimed = _time_quantities(claim_f)
+    events = _notice_events(claim_f)
+    if not claimed or not events:
+        return None
+    for text in entry_texts(record):
+        for sentence in sentences_of(text):
+            folded = fold(sentence)
+            if not claimed & _time_quantities(folded):
+                continue
+            support = _notice_events(folded)
+            if support and not support & events:
+                return ClaimCheck(
+                    "contradicted",
+                    claim,
+                    record.slug,
+                    f"counts from {min(events)}; the entry from {min(support)}",
+                    sentence,
+                )
+    return None
+
+
+# "removed the rule that a drug conviction … cuts off aid", "will no longer affect", "ya no afecta": what the entry
+# says is over, which a claim must not state as the rule today.
+_REMOVED: Final = re.compile(
+    r"\b(?:removed|eliminated|repealed|ended|struck|elimin[oó]|derog[oó]|quit[oó])\s+(?:the\s+|la\s+|el\s+)?"
+    r"(?:rule|requirement|ban|penalty|question|regla|requisito|prohibici[oó]n|pena|pregunta)\s+(?:that|que)?\s*([^.;]*)"
+    r"|\b(?:will no longer|no longer|ya no)\s+([^.;]*)",
+    _F,
+)
+_STILL: Final = re.compile(r"\b(?:still|todav[ií]a|a[uú]n|sigue|siguen|continues?|contin[uú]a)\b", _F)
+_OVER_WORDS: Final = re.compile(
+    r"\b(?:removed|eliminated|repealed|no longer|ya no|elimin\w+|derog\w+|anymore|not any more|dej[oó] de)\b", _F
+)
+REMOVED_SHARED: Final = 2
+REMOVED_COVERAGE: Final = 0.7
+
+
+def _removed_finding(claim: str, record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Still cuts off your eligibility" where the entry says the rule that cut it off was removed."""
+    claim_f = fold(claim)
+    if _OVER_WORDS.search(claim_f) or _negated(_main_part(claim_f)):
+        return None
+    stems, still = content_stems(claim), bool(_STILL.search(claim_f))
+    for text in entry_texts(record):
+        for m in _REMOVED.finditer(fold(text)):
+            ended = content_stems(m.group(1) or m.group(2) or "")
+            shared = stems & ended
+            if len(shared) >= REMOVED_SHARED and (still or len(shared) >= REMOVED_COVERAGE * len(ended)):
+                return ClaimCheck(
+                    "contradicted", claim, record.slug, "states as today's rule what the entry says ended"
+                )
+    return None
+
+
+# "la probatoria termina sola a los dos años", "it ends automatically": no one decides, where the entry's rule
+# is a decision someone may make ("the judge may reduce or terminate").
+_AUTOMATIC: Final = re.compile(
+    r"\b(?:automatically|autom[aá]ticamente|de forma autom[aá]tica"
+    r"|(?:ends?|ended|expires?|expired|stops?|terminates?|goes away|comes off|drops? off)\s+(?:on its own|by itself)"
+    r"|(?:termina|acaba|se termina|se acaba|se cancela|se borra|vence)\s+(?:sol[oa]|por s[ií] sol[oa]))\b",
+    _F,
+)
+
+
+def _automatic_finding(claim: str, units: Sequence[str], record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Ends by itself after two years" where the best matching part of the entry says someone may end it."""
+    claim_f = fold(claim)
+    if not _AUTOMATIC.search(claim_f) or _negated(_main_part(claim_f)):
+        return None
+    spans = _candidates(_AUTOMATIC.sub(" ", claim_f), units)
+    if not spans:
+        return None
+    best = spans[0][2]
+    if _ALLOWED_VERB.search(fold(best)) and not _AUTOMATIC.search(fold(best)):
+        return ClaimCheck(
+            "contradicted", claim, record.slug, "says it happens by itself; the entry leaves it to a decision", best
+        )
+    return None
+
+
+_WAIT: Final = re.compile(r"\b(?:wait\w*|esper\w*|plazo de espera)\b", _F)
+WAIT_SHARED: Final = 2
+
+
+def _crime_classes(text: str) -> frozenset[str]:
+    folded = fold(text)
+    return frozenset(
+        name for name, pattern in (("felony", _FELONY_ONLY), ("misdemeanor", _MISDEMEANOR)) if pattern.search(folded)
+    )
+
+
+def _wait_finding(claim: str, record: EvidenceRecord) -> ClaimCheck | None:
+    """ "Right away, no waiting" where another sentence of the entry sets a wait for that case ("felonies
+    generally have a five-year wait"). The wait counts when it names the claim's class of crime, or, naming
+    none, shares the claim's subject."""
+    stance = stance_of(claim)
+    if stance.gate != "immediate" or stance.negated or _time_quantities(fold(claim)):
+        return None
+    classes = _crime_classes(claim)
+    stems = content_stems(claim)
+    for text in entry_texts(record):
+        for sentence in sentences_of(text):
+            folded = fold(sentence)
+            wait = _WAIT.search(folded)
+            if wait is None or not _time_quantities(folded):
+                continue
+            named = _crime_classes(sentence)
+            if named and not named & classes:
+                continue
+            if not named and len(stems & content_stems(sentence) - content_stems(wait.group(0))) < WAIT_SHARED:
+                continue
+            return ClaimCheck("contradicted", claim, record.slug, "says 'right away'; the entry sets a wait", sentence)
+    return None
 
 
 _POLARITY_DETAILS: Final = frozenset({"says the opposite of the entry"})

@@ -462,6 +462,11 @@ def _sentence_findings(
         # The next sentence of the paragraph carries the citation for both: this one is checked
         # against that entry like the cited one (and still fails if the entry does not say it).
         s = Sentence(s.text, s.prose, following.citations, s.paragraph)
+    previous = draft.sentences[index - 1] if index > 0 else None
+    if claim and not s.citations and previous is not None and previous.paragraph == s.paragraph:
+        # "… [§ 508.182]. The parole panel can let you put off those payments.": a sentence that goes on
+        # with the cited one leans on its citation, and is checked against that entry the same way.
+        s = Sentence(s.text, s.prose, previous.citations, s.paragraph)
     checkable = claim or (bool(s.citations) and asserts_something(s.prose))
     if _states_other_state_law(s) or not checkable:
         return []  # other states' law is the scope rule's finding, not a missing citation

@@ -53,7 +53,12 @@ BLIND7 = SUITE.parent / "blind7_grounding.jsonl"
 BLIND8 = SUITE.parent / "blind8_grounding.jsonl"
 # A ninth author's drafts (160, 80 es), frozen in the eleventh session before the checker ran on them; read once with
 # the checker as the tenth session left it: 15 of 96 bad drafts accepted (9 condition, 4 polarity, 2 number; 7 en,
-# 8 es), 14 of 64 correct ones blocked (10 right, 4 hedged; 7 only for reading grade).
+# 8 es), 14 of 64 correct ones blocked (10 right, 4 hedged; 7 only for reading grade). Looked into in the twelfth
+# session (no longer blind): "even if / aunque / not even for" a case the entry excludes, "ciento cincuenta" one
+# number, a discretion said to be forbidden, "right away" where a wait is set, a notice's clock, a rule that ended,
+# "ends by itself", "any eviction / ningún puesto", a sentence leaning on the citation before it: 1 accepted, 12
+# blocked; the same changes moved the earlier sets by a draft or two (third 3 -> 2 accepted; fourth 16 -> 15, fifth
+# 13 -> 12 and 24 -> 22, seventh 10 -> 9).
 BLIND9 = SUITE.parent / "blind9_grounding.jsonl"
 HASHES = SUITE.parent / "BLIND.sha256"
 
@@ -85,13 +90,13 @@ def test_the_checker_holds_its_blind_floors():
 
 # Each later set: (file, drafts, bad, good, Spanish drafts), then the floors (bad accepted, correct blocked).
 LATER_FLOORS = {
-    "third": (BLIND3, (130, 80, 50, 60), (3, 22)),
-    "fourth": (BLIND4, (150, 90, 60, 75), (13, 16)),
-    "fifth": (BLIND5, (160, 96, 64, 80), (13, 24)),
+    "third": (BLIND3, (130, 80, 50, 60), (2, 22)),
+    "fourth": (BLIND4, (150, 90, 60, 75), (12, 15)),
+    "fifth": (BLIND5, (160, 96, 64, 80), (12, 22)),
     "sixth": (BLIND6, (160, 96, 64, 80), (14, 26)),
-    "seventh": (BLIND7, (160, 96, 64, 80), (10, 19)),
+    "seventh": (BLIND7, (160, 96, 64, 80), (9, 19)),
     "eighth": (BLIND8, (160, 96, 64, 80), (10, 22)),
-    "ninth": (BLIND9, (160, 96, 64, 80), (15, 14)),
+    "ninth": (BLIND9, (160, 96, 64, 80), (1, 12)),
 }
 
 

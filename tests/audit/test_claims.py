@@ -931,3 +931,126 @@ def test_a_concession_that_names_the_exceptions_is_not_a_rule_of_its_own():
         check_claim("aunque hay excepciones para ciertos delitos cuando el arrendador sabía", LICENSE).outcome
         != "contradicted"
     )
+
+
+# The twelfth session's checks, each with a claim it must stop and a correct one it must let through, against the
+# real corpus texts.
+def _entry(slug: str, language: str = "en") -> EvidenceRecord:
+    from tests.audit.grounding import corpus_records
+
+    return corpus_records(language)[slug]
+
+
+@pytest.mark.parametrize(
+    ("text", "quantity"),
+    [
+        ("ciento cincuenta dólares", (150.0, "$")),
+        ("treinta y cinco días", (35.0, "day")),
+        ("one hundred fifty dollars", (150.0, "$")),
+        ("twenty-five days", (25.0, "day")),
+    ],
+)
+def test_a_number_said_in_several_words_is_one_number(text, quantity):
+    assert quantities_in(text) == frozenset({quantity})
+
+
+def test_a_list_of_number_words_stays_a_list():
+    assert numbers_in("tres o cuatro años") == frozenset({3.0, 4.0})
+
+
+@pytest.mark.parametrize(
+    ("claim", "slug", "language", "outcome"),
+    [
+        # "even if" a case the entry sets apart
+        (
+            "You can seal a misdemeanor this way even if the offense was violent.",
+            "tx-gov-411-0735",
+            "en",
+            "contradicted",
+        ),
+        (
+            "Se puede pedir para un DWI Clase B aunque hubo un accidente con otra persona.",
+            "tx-gov-411-0731",
+            "es",
+            "contradicted",
+        ),
+        (
+            "Medicaid cannot pay for an inmate's care, not even for a hospital stay as an inpatient.",
+            "us-cms-medicaid-inmate-exclusion",
+            "en",
+            "contradicted",
+        ),
+        (
+            "Federal Medicaid generally cannot pay for an inmate's health care.",
+            "us-cms-medicaid-inmate-exclusion",
+            "en",
+            "supported",
+        ),
+        (
+            "La licencia debe revocarse si lo encarcelan, aunque sea por un delito menor.",
+            "tx-occ-53-021",
+            "es",
+            "contradicted",
+        ),
+        # a discretion said to be forbidden
+        (
+            "Public housing agencies may not consider rehabilitation a person completed.",
+            "us-42-13661",
+            "en",
+            "contradicted",
+        ),
+        (
+            "The letter request means you cannot enroll in training until it comes.",
+            "tx-tac-16-60-42",
+            "en",
+            "contradicted",
+        ),
+        # right away, where the entry sets a wait for the claim's class of crime
+        (
+            "For a felony, you can ask for nondisclosure right away after the dismissal.",
+            "tx-gov-411-0725",
+            "en",
+            "contradicted",
+        ),
+        # the clock of a notice
+        (
+            "They cancel it if you don't answer the notice within 30 days after you get it.",
+            "tx-elec-16-003-16-033",
+            "en",
+            "contradicted",
+        ),
+        (
+            "They cancel it if you don't answer the notice within 30 days after it is mailed.",
+            "tx-elec-16-003-16-033",
+            "en",
+            "supported",
+        ),
+        # a rule the entry says is over, stated as today's
+        (
+            "A drug conviction while on aid still cuts off federal student aid.",
+            "us-fafsa-simplification-drug",
+            "en",
+            "contradicted",
+        ),
+        # automatic where someone decides
+        ("La probatoria se termina sola a los dos años.", "tx-ccp-42a-701", "es", "contradicted"),
+        # "any eviction", "any job", where the entry names some
+        (
+            "Tras cualquier desalojo de una vivienda con ayuda federal, la agencia tiene que negar la admisión tres años.",
+            "us-cfr-24-960-204",
+            "es",
+            "contradicted",
+        ),
+    ],
+)
+def test_the_twelfth_session_checks(claim, slug, language, outcome):
+    found = check_claim(claim, _entry(slug, language)).outcome
+    assert found == outcome if outcome == "supported" else found != "supported"
+
+
+def test_a_rule_stated_after_a_cited_sentence_leans_on_its_citation():
+    evidence = [_entry("tx-gov-508-182")]
+    ok = "On parole you pay $10 a month for supervision and $8 more [Tex. Gov't Code § 508.182]. The parole panel can let you put off those payments."
+    bad = "On parole you pay $10 a month for supervision and $8 more [Tex. Gov't Code § 508.182]. The parole panel can never let you put off those payments."
+    assert check_draft(draft=ok, evidence=evidence, context=ctx()).verdict == Verdict.PASS
+    assert check_draft(draft=bad, evidence=evidence, context=ctx()).verdict != Verdict.PASS
