@@ -1814,12 +1814,15 @@ def _clock_finding(claim: str, record: EvidenceRecord) -> ClaimCheck | None:
 _REMOVED: Final = re.compile(
     r"\b(?:removed|eliminated|repealed|ended|struck|elimin[oó]|derog[oó]|quit[oó])\s+(?:the\s+|la\s+|el\s+)?"
     r"(?:rule|requirement|ban|penalty|question|regla|requisito|prohibici[oó]n|pena|pregunta)\s+(?:that|que)?\s*([^.;]*)"
-    r"|\b(?:will no longer|no longer|ya no)\s+([^.;]*)",
+    r"|\b(?:will no longer|no longer|ya no)\s+((?:affects?|applies|apply|counts?|cuts?|bars?|disqualif\w+|be (?:required|asked|applied)"
+    r"|afecta\w*|aplica\w*|se aplica\w*|cuenta\w*|impide\w*|se (?:pide|pregunta|exige))\b[^.;]*)",
     _F,
 )
 _STILL: Final = re.compile(r"\b(?:still|todav[ií]a|a[uú]n|sigue|siguen|continues?|contin[uú]a)\b", _F)
 _OVER_WORDS: Final = re.compile(
-    r"\b(?:removed|eliminated|repealed|no longer|ya no|elimin\w+|derog\w+|anymore|not any more|dej[oó] de)\b", _F
+    r"\b(?:removed|eliminated|repealed|ended|struck|no longer|ya no|elimin\w+|derog\w+|quit[oó]|anymore|not any more"
+    r"|dej[oó] de|termin[oó] con|puso fin)\b",
+    _F,
 )
 REMOVED_SHARED: Final = 2
 REMOVED_COVERAGE: Final = 0.7

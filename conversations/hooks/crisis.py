@@ -516,7 +516,7 @@ _RULES: Final[tuple[_Rule, ...]] = (
             r"apartment|apt|place|halfway|shelter|crib|room)))"
             r"|\bno tengo (?:donde|a donde|adonde|lugar para) (?:dormir|quedarme|vivir|ir)\b"
             r"|\b(?:estoy|estamos|vivo|vivimos|duermo|dormimos|durmiendo|dormir|quedandome|viviendo|me quede|nos quedamos) "
-            r"(?:\w+ )?(?:en la calle(?! \w+ (?:numero )?\d)|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
+            r"(?:\w+ )?(?:en la calle(?=\s*(?:$|[,.!?;:)]|(?:desde|hace|con|porque|pq|xq|y|e|o|pero|sin|esta|este|hoy|ahorita|ahora|ya|otra|de nuevo|todavia|aun|manana|por|no|q|que|ni|mi|a|en|bien|solo|sola|solito|solita|toda|todo|todos|cuando|como|sin|atras|detras|cerca|enfrente|frente|junto|al|afuera|abajo|bajo)\b))|en el parque|en (?:mi|el|un) (?:carro|coche|troca)|debajo del puente|afuera)\b"
             r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) de (?:la casa|mi casa|la casa de)\b"
             r"|\bme (?:corrieron|echaron|sacaron|corrio|echo|saco) del? (?:cuarto|departamento|depa|apartamento|traila|"
             r"lugar|hotel|motel|halfway|casa de transicion)\b"

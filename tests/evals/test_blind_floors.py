@@ -83,3 +83,34 @@ def test_corpus_evaluate_blind_prints_the_table_with_intervals() -> None:
     )
     # The whole workflow's view too: intake's hand-offs to a person count before the gate.
     assert "blind2 set, as the whole workflow decides (intake's hand-offs to a person first, then the gate)" in text
+
+
+PENDING = data.DATA_DIR / "pending"
+
+
+def test_the_pending_blind14_conversations_are_frozen_and_never_trained_on() -> None:
+    """blind14's conversation half, frozen in the twelfth session before anything was tuned on it; its messages
+    half was not delivered, so the pair is not yet a BLIND_SETS split. Until it is, nothing trains on it."""
+    pinned = dict(
+        reversed(line.split()) for line in (PENDING / "PENDING.sha256").read_text().splitlines() if line[:1] != "#"
+    )
+    path = PENDING / "blind14_conversations.jsonl"
+    assert pinned == {path.name: data.file_sha256(path)}
+    turns = [t for c in data.read_conversations(path) for t in c]
+    assert len(turns) == 274
+    data.assert_disjoint(data.read_messages(data.TRAIN) + data.read_messages(data.DEV), turns)
+
+
+@pytest.mark.slow
+def test_the_message_model_holds_its_floors_on_the_blind14_conversations() -> None:
+    # Read once (twelfth session, mm-b4ee9e1a25a0 with that session's rules): per-turn need 249/274, region
+    # 264/274, crisis recall 70/71, false crisis 2/203. Floors: the reading less a turn or three.
+    from corpus.embeddings import embed_one
+
+    judge = evaluate.Judge(embed=embed_one)
+    conversations = data.read_conversations(PENDING / "blind14_conversations.jsonl")
+    m = evaluate.conversation_metrics([o for c in conversations for o in judge.run_conversation(c)])
+    assert m["need_accuracy"]["k"] >= 246
+    assert m["region_accuracy"]["k"] >= 262
+    assert m["crisis_recall"]["k"] >= 69
+    assert m["false_crisis_rate"]["k"] <= 4

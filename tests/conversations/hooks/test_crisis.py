@@ -41,6 +41,9 @@ from vocab import ASSAULT, DANGER, DV, HOUSING, MEDICAL, NO_CRISIS, SUICIDE
         ("mi jefa me va a matar si no llego hoy, trae la pistola", "immediate_danger"),
         ("mi esposo me pego anoche y tengo miedo", "domestic_violence"),
         ("ya no aguanto la chamba, ya no quiero vivir", "suicide_self_harm"),
+        # Living on the street, said without a street name after it.
+        ("estoy en la calle desde el lunes, donde me quedo", "housing_emergency"),
+        ("duermo en la calle cerca del puente", "housing_emergency"),
     ],
 )
 def test_it_detects_the_crises_real_people_write(text: str, category: str) -> None:
@@ -90,6 +93,8 @@ def test_it_detects_the_crises_real_people_write(text: str, category: str) -> No
         "my mom is gonna murder me if i dont get this child support thing sorted before she gets back",
         "me pego la gripa bien fuerte pero ya voy mejorando, puedo faltar a mi clase de probation?",
         "ya no aguanto la chamba en el restaurante jaja, hay trabajos en bodega?",
+        # An address: the street has a name ("vivo en la calle Alameda" is where, not how, someone lives).
+        "vivo en la calle Alameda por el westside, hay despensa cerca",
     ],
 )
 def test_it_does_not_flag_idioms_history_negation_or_charges(text: str) -> None:
